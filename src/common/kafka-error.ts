@@ -1,0 +1,19 @@
+import { ErrorCode, ErrorName } from './error-codes';
+
+/**
+ * An outcome that travels to a client as a Kafka error code. Anything that is not a KafkaError reaching a
+ * request handler is a bug or an environmental failure and is answered with UNKNOWN_SERVER_ERROR.
+ */
+export class KafkaError extends Error {
+  readonly errorName: ErrorName;
+  readonly code: number;
+  readonly retriable: boolean;
+
+  constructor(errorName: ErrorName, message?: string, options?: { cause?: unknown }) {
+    super(message ?? ErrorCode[errorName].message, options);
+    this.name = 'KafkaError';
+    this.errorName = errorName;
+    this.code = ErrorCode[errorName].code;
+    this.retriable = ErrorCode[errorName].retriable;
+  }
+}

@@ -1,0 +1,183 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import winston from 'winston';
+import { formatLog4jTimestamp } from '../time-format';
+import {
+  AppenderTarget,
+  LEVEL_RANK,
+  Log4jConfig,
+  LogLevel,
+  LoggerRule,
+  parseLog4jConfig,
+  STOCK_LOG4J_PROPERTIES,
+  TOOLS_LOG4J_PROPERTIES,
+} from './log4j-config';
+import { HourlyRollingFileTransport } from './hourly-rolling-file-transport';
+
+/**
+ * Kafka-shaped logging on winston. Every logger has a Kafka logger name (`kafka.server.KafkaServer`,
+ * `state.change.logger`, ...) and an optional per-instance prefix (`[KafkaServer id=0] `). Which files a line
+ * reaches is decided by the log4j-style configuration, not by the caller, as in Kafka.
+ */
+export interface Logger {
+  readonly name: string;
+  trace(message: string): void;
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string, error?: unknown): void;
+  error(message: string, error?: unknown): void;
+  isTraceEnabled(): boolean;
+  isDebugEnabled(): boolean;
+  /** The same logger name with another per-instance prefix. */
+  withPrefix(prefix: string): Logger;
+}
+
+const WINSTON_LEVELS = { error: 0, warn: 1, info: 2, debug: 3, trace: 4 };
+
+interface Route {
+  level: LogLevel;
+  sinks: winston.Logger[];
+}
+
+interface LoggingState {
+  config: Log4jConfig;
+  logDir: string;
+  sinks: Map<string, winston.Logger>;
+  routes: Map<string, Route>;
+}
+
+let state: LoggingState | undefined;
+
+export interface LoggingOptions {
+  /** `server` uses config/log4j.properties (or Kafka's stock routing); `tool` logs WARN+ to stderr. */
+  mode: 'server' | 'tool';
+  /** Directory for the log files (Kafka's kafka.logs.dir); default env LOG_DIR or ./logs. */
+  logDir?: string;
+  /** A log4j.properties file to read instead of the stock routing. */
+  log4jFile?: string;
+}
+
+export function configureLogging(options: LoggingOptions): void {
+  closeLogging();
+  let text = options.mode === 'tool' ? TOOLS_LOG4J_PROPERTIES : STOCK_LOG4J_PROPERTIES;
+  if (options.log4jFile !== undefined) text = fs.readFileSync(options.log4jFile, 'utf8');
+  const logDir = path.resolve(options.logDir ?? process.env['LOG_DIR'] ?? 'logs');
+  state = { config: parseLog4jConfig(text), logDir, sinks: new Map(), routes: new Map() };
+}
+
+/** Flushes and closes every file; later log calls go to the default (tool) routing. */
+export function closeLogging(): void {
+  if (state === undefined) return;
+  for (const sink of state.sinks.values()) sink.close();
+  state = undefined;
+}
+
+function currentState(): LoggingState {
+  if (state === undefined) configureLogging({ mode: 'tool' });
+  return state as LoggingState;
+}
+
+function lineFormat(): winston.Logform.Format {
+  return winston.format.printf((info) => {
+    const line = `[${String(info['ts'])}] ${String(info.level).toUpperCase()} ${String(info.message)} (${String(info['logger'])})`;
+    const err = info['err'];
+    return err === undefined ? line : `${line}\n${renderError(err)}`;
+  });
+}
+
+function renderError(err: unknown): string {
+  if (err instanceof Error) {
+    let text = err.stack ?? `${err.name}: ${err.message}`;
+    if (err.cause !== undefined) text += `\nCaused by: ${renderError(err.cause)}`;
+    return text;
+  }
+  return String(err);
+}
+
+function sinkFor(s: LoggingState, appender: string): winston.Logger | undefined {
+  const existing = s.sinks.get(appender);
+  if (existing) return existing;
+  const target: AppenderTarget | undefined = s.config.appenders.get(appender);
+  if (target === undefined) return undefined;
+  let transport: winston.transport;
+  if (target.kind === 'file') {
+    transport = new HourlyRollingFileTransport({ file: path.join(s.logDir, target.fileName) });
+  } else {
+    transport = new winston.transports.Stream({ stream: target.kind === 'stderr' ? process.stderr : process.stdout });
+  }
+  const sink = winston.createLogger({ levels: WINSTON_LEVELS, level: 'trace', format: lineFormat(), transports: [transport] });
+  s.sinks.set(appender, sink);
+  return sink;
+}
+
+/** log4j's resolution: the nearest configured ancestor gives the level; appenders add up until additivity stops. */
+function routeFor(s: LoggingState, name: string): Route {
+  const cached = s.routes.get(name);
+  if (cached) return cached;
+  const chain: LoggerRule[] = [];
+  for (let prefix = name; prefix.length > 0; ) {
+    const rule = s.config.loggers.get(prefix);
+    if (rule) chain.push(rule);
+    const dot = prefix.lastIndexOf('.');
+    prefix = dot < 0 ? '' : prefix.slice(0, dot);
+  }
+  chain.push(s.config.root);
+  const level = chain[0]?.level ?? 'info';
+  const appenders: string[] = [];
+  for (const rule of chain) {
+    appenders.push(...rule.appenders);
+    if (!rule.additive) break;
+  }
+  const sinks = [...new Set(appenders)].map((a) => sinkFor(s, a)).filter((x): x is winston.Logger => x !== undefined);
+  const route = { level, sinks };
+  s.routes.set(name, route);
+  return route;
+}
+
+class KafkaLogger implements Logger {
+  constructor(
+    readonly name: string,
+    private readonly prefix: string,
+  ) {}
+
+  private enabled(level: LogLevel): boolean {
+    return LEVEL_RANK[routeFor(currentState(), this.name).level] >= LEVEL_RANK[level];
+  }
+
+  private write(level: Exclude<LogLevel, 'off'>, message: string, err?: unknown): void {
+    const route = routeFor(currentState(), this.name);
+    if (LEVEL_RANK[route.level] < LEVEL_RANK[level]) return;
+    const ts = formatLog4jTimestamp(new Date());
+    for (const sink of route.sinks) sink.log({ level, message: this.prefix + message, logger: this.name, ts, err });
+  }
+
+  trace(message: string): void {
+    this.write('trace', message);
+  }
+  debug(message: string): void {
+    this.write('debug', message);
+  }
+  info(message: string): void {
+    this.write('info', message);
+  }
+  warn(message: string, error?: unknown): void {
+    this.write('warn', message, error);
+  }
+  error(message: string, error?: unknown): void {
+    this.write('error', message, error);
+  }
+  isTraceEnabled(): boolean {
+    return this.enabled('trace');
+  }
+  isDebugEnabled(): boolean {
+    return this.enabled('debug');
+  }
+  withPrefix(prefix: string): Logger {
+    return new KafkaLogger(this.name, prefix);
+  }
+}
+
+/** A logger under Kafka's name for the concept (e.g. `kafka.controller.KafkaController`). */
+export function getLogger(name: string, prefix = ''): Logger {
+  return new KafkaLogger(name, prefix);
+}

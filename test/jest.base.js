@@ -1,0 +1,7 @@
+// Shared jest settings: ts-jest in transpile-only mode (tsc --noEmit checks types separately, once).
+module.exports = {
+  rootDir: '..',
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
