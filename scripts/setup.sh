@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what kafka-ts needs on a fresh Debian/Ubuntu machine with Node 20+: the npm packages (from
+# package-lock.json) and the Debian packages (ZooKeeper on Java; kcat and python3-kafka for interop tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  echo "kafka-ts needs Node.js 20 or newer (found: $(node --version 2>/dev/null || echo none))" >&2
+  exit 1
+fi
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
+bash scripts/ensure-system-packages.sh "$@"

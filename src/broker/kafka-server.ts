@@ -1,0 +1,170 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { EndPoint } from '../common/config/end-point';
+import { KafkaConfig } from '../common/config/kafka-config';
+import { getLogger, Logger } from '../common/logging/logging';
+import { BrokerRegistryZk } from '../zk/broker-registry-zk';
+import { ClusterZk } from '../zk/cluster-zk';
+import { ZkClient } from '../zk/zk-client';
+import { BrokerInfo } from '../zk/znodes/broker-info';
+import { BrokerMetadata, BrokerMetadataCheckpoint } from './broker-metadata-checkpoint';
+
+/** A start-up refusal whose message is the whole story (no stack trace needed by the operator). */
+export class KafkaServerStartupError extends Error {}
+
+/**
+ * The broker's composition root (Kafka's KafkaServer): builds the parts in dependency order, starts them, and
+ * shuts them down in reverse, each step's failure logged without skipping the rest.
+ */
+export class KafkaServer {
+  private log: Logger = getLogger('kafka.server.KafkaServer');
+  private zk: ZkClient | undefined;
+  private registry: BrokerRegistryZk | undefined;
+  private brokerId: number;
+  private clusterId = '';
+  private brokerEpoch = -1;
+  private shutdownHooks: (() => Promise<void> | void)[] = [];
+  private started = false;
+  private shuttingDown: Promise<void> | undefined;
+
+  constructor(private readonly config: KafkaConfig) {
+    this.brokerId = config.brokerId;
+  }
+
+  get id(): number {
+    return this.brokerId;
+  }
+
+  async startup(): Promise<void> {
+    this.log.info('starting');
+    try {
+      await this.initZkClient();
+      const zk = this.zk as ZkClient;
+      const cluster = new ClusterZk(zk);
+      await cluster.createTopLevelPaths();
+      this.clusterId = await cluster.getOrCreateClusterId();
+      this.log.info(`Cluster ID = ${this.clusterId}`);
+
+      const stored = this.readBrokerMetadata();
+      this.registry = new BrokerRegistryZk(zk);
+      this.brokerId = await this.resolveBrokerId(stored, this.registry);
+      this.log = getLogger('kafka.server.KafkaServer', `[KafkaServer id=${this.brokerId}] `);
+      getLogger('kafka.server.KafkaConfig').info(this.config.describe());
+      this.createLogDirs();
+
+      this.brokerEpoch = await this.registry.registerBroker(this.brokerInfo());
+      this.shutdownHooks.push(() => this.registry?.deregisterBroker(this.brokerId));
+      this.shutdownHooks.push(
+        zk.onSessionReinitialized(async () => {
+          this.brokerEpoch = await (this.registry as BrokerRegistryZk).registerBroker(this.brokerInfo());
+        }),
+      );
+      this.writeBrokerMetadata({ brokerId: this.brokerId, clusterId: this.clusterId });
+      this.started = true;
+      this.log.info('started');
+    } catch (err) {
+      this.log.error('Fatal error during KafkaServer startup. Prepare to shutdown', err);
+      await this.shutdown();
+      throw err;
+    }
+  }
+
+  private async initZkClient(): Promise<void> {
+    const { zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs } = this.config;
+    this.log.info(`Connecting to zookeeper on ${zkConnect}`);
+    await ClusterZk.ensureChroot(zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs);
+    this.zk = await ZkClient.connect({ connectString: zkConnect, sessionTimeoutMs: zkSessionTimeoutMs, connectionTimeoutMs: zkConnectionTimeoutMs });
+  }
+
+  /** Every log dir must agree on broker.id and cluster.id with each other, the config and ZooKeeper. */
+  private readBrokerMetadata(): BrokerMetadata | null {
+    let found: BrokerMetadata | null = null;
+    for (const dir of this.config.logDirs) {
+      const meta = new BrokerMetadataCheckpoint(dir).read();
+      if (meta === null) continue;
+      if (found !== null && (found.brokerId !== meta.brokerId || found.clusterId !== meta.clusterId)) {
+        throw new KafkaServerStartupError(
+          `BrokerMetadata is not consistent across log.dirs. This could happen if multiple brokers shared a log directory (log.dirs) or partial data was manually copied from another broker. Found: ${this.config.logDirs.join(',')}`,
+        );
+      }
+      found = meta;
+    }
+    if (found?.clusterId != null && found.clusterId !== this.clusterId) {
+      throw new KafkaServerStartupError(
+        `The Cluster ID ${this.clusterId} doesn't match stored clusterId Some(${found.clusterId}) in meta.properties. The broker is trying to join the wrong cluster. Configured zookeeper.connect may be wrong.`,
+      );
+    }
+    return found;
+  }
+
+  private async resolveBrokerId(stored: BrokerMetadata | null, registry: BrokerRegistryZk): Promise<number> {
+    const configured = this.config.brokerId;
+    if (stored !== null && configured >= 0 && stored.brokerId !== configured) {
+      throw new KafkaServerStartupError(
+        `Configured broker.id ${configured} doesn't match stored broker.id ${stored.brokerId} in meta.properties. If you moved your data, make sure your configured broker.id matches. If you intend to create a new broker, you should remove all data in your data directories (log.dirs).`,
+      );
+    }
+    if (configured >= 0) return configured;
+    if (stored !== null) return stored.brokerId;
+    return registry.generateBrokerId(this.config.int('reserved.broker.max.id'));
+  }
+
+  private createLogDirs(): void {
+    for (const dir of this.config.logDirs) {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.accessSync(dir, fs.constants.W_OK);
+    }
+  }
+
+  private writeBrokerMetadata(meta: BrokerMetadata): void {
+    for (const dir of this.config.logDirs) new BrokerMetadataCheckpoint(dir).write(meta);
+  }
+
+  /** The advertised endpoints, with an empty host replaced by this machine's name as Kafka does. */
+  advertisedEndpoints(): EndPoint[] {
+    return this.config.advertisedListeners.map((e) => ({ ...e, host: e.host === '' ? os.hostname() : e.host }));
+  }
+
+  private brokerInfo(): BrokerInfo {
+    const protocolMap: Record<string, string> = {};
+    for (const e of this.config.listeners) protocolMap[e.listenerName] = e.securityProtocol;
+    const jmx = Number(process.env['JMX_PORT'] ?? -1);
+    return {
+      id: this.brokerId,
+      endpoints: this.advertisedEndpoints(),
+      listenerSecurityProtocolMap: protocolMap,
+      jmxPort: Number.isInteger(jmx) && jmx > 0 ? jmx : -1,
+      timestamp: Date.now(),
+      rack: this.config.stringOrNull('broker.rack'),
+      version: 5,
+    };
+  }
+
+  get epoch(): number {
+    return this.brokerEpoch;
+  }
+
+  /** Reverse order of start-up; safe to call more than once and after a failed start-up. */
+  shutdown(): Promise<void> {
+    this.shuttingDown ??= this.doShutdown();
+    return this.shuttingDown;
+  }
+
+  private async doShutdown(): Promise<void> {
+    this.log.info('shutting down');
+    for (const hook of this.shutdownHooks.reverse()) {
+      try {
+        await hook();
+      } catch (err) {
+        this.log.warn('Error during shutdown', err);
+      }
+    }
+    this.zk?.close();
+    this.started = false;
+    this.log.info('shut down completed');
+  }
+
+  get isStarted(): boolean {
+    return this.started;
+  }
+}

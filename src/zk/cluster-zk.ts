@@ -1,0 +1,50 @@
+import { getLogger } from '../common/logging/logging';
+import { ZkClient } from './zk-client';
+import { parseZkConnectString } from './zk-connect-string';
+import { ZkError } from './zk-error';
+import { PERSISTENT_ZK_PATHS, ZkPaths } from './zk-paths';
+import { ClusterIdZNode } from './znodes/cluster-znodes';
+
+/**
+ * Cluster-wide set-up done by every broker at start: the chroot, Kafka's persistent top-level paths and the
+ * cluster id.
+ */
+export class ClusterZk {
+  constructor(private readonly zk: ZkClient) {}
+
+  /**
+   * Kafka makes sure the chroot exists through a separate session without it (KafkaServer.initZkClient),
+   * because a chrooted session cannot create its own root.
+   */
+  static async ensureChroot(connect: string, sessionTimeoutMs: number, connectionTimeoutMs: number): Promise<void> {
+    const { hosts, chroot } = parseZkConnectString(connect);
+    if (chroot === undefined) return;
+    const zk = await ZkClient.connect({ connectString: hosts, sessionTimeoutMs, connectionTimeoutMs });
+    try {
+      if ((await zk.exists(chroot)) === null) {
+        await zk.ensurePath(chroot);
+        getLogger('kafka.server.KafkaServer').info(`Created zookeeper path ${chroot}`);
+      }
+    } finally {
+      zk.close();
+    }
+  }
+
+  async createTopLevelPaths(): Promise<void> {
+    for (const path of PERSISTENT_ZK_PATHS) await this.zk.ensurePath(path);
+  }
+
+  /** Reads /cluster/id, creating it with a fresh id when absent; a concurrent creator's id wins. */
+  async getOrCreateClusterId(): Promise<string> {
+    const existing = await this.zk.getData(ZkPaths.clusterId);
+    if (existing !== null) return ClusterIdZNode.decode(ZkPaths.clusterId, existing.data);
+    try {
+      await this.zk.createRecursive(ZkPaths.clusterId, ClusterIdZNode.encode(ClusterIdZNode.generate()));
+    } catch (err) {
+      if (!(err instanceof ZkError && err.code === 'NODEEXISTS')) throw err;
+    }
+    const created = await this.zk.getData(ZkPaths.clusterId);
+    if (created === null) throw new ZkError(-101, ZkPaths.clusterId);
+    return ClusterIdZNode.decode(ZkPaths.clusterId, created.data);
+  }
+}

@@ -1,0 +1,59 @@
+/** A znode whose payload is not what Kafka writes there. Carries the path so the log says which node. */
+export class ZnodeFormatError extends Error {
+  constructor(path: string, reason: string) {
+    super(`Invalid data at ${path}: ${reason}`);
+    this.name = 'ZnodeFormatError';
+  }
+}
+
+export type Json = Record<string, unknown>;
+
+/** Compact JSON, as Kafka's Json.encodeAsBytes writes it. */
+export function encodeJson(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value), 'utf8');
+}
+
+export function decodeJsonObject(path: string, data: Buffer | null): Json {
+  if (data === null) throw new ZnodeFormatError(path, 'no data');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data.toString('utf8'));
+  } catch {
+    throw new ZnodeFormatError(path, `not JSON: ${data.toString('utf8').slice(0, 200)}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ZnodeFormatError(path, 'not a JSON object');
+  return parsed as Json;
+}
+
+export function intField(path: string, obj: Json, key: string): number {
+  const v = obj[key];
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new ZnodeFormatError(path, `field "${key}" is not an integer`);
+  return v;
+}
+
+export function stringField(path: string, obj: Json, key: string): string {
+  const v = obj[key];
+  if (typeof v !== 'string') throw new ZnodeFormatError(path, `field "${key}" is not a string`);
+  return v;
+}
+
+export function intArray(path: string, v: unknown, what: string): number[] {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' && Number.isInteger(x))) {
+    throw new ZnodeFormatError(path, `${what} is not a list of integers`);
+  }
+  return v as number[];
+}
+
+/** Kafka writes epoch-millisecond timestamps as strings; older writers used numbers. */
+export function timestampField(path: string, obj: Json, key: string): number {
+  const v = obj[key];
+  const n = typeof v === 'string' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isFinite(n)) throw new ZnodeFormatError(path, `field "${key}" is not a timestamp`);
+  return n;
+}
+
+export function decodeDecimal(path: string, data: Buffer | null): number {
+  const text = data?.toString('utf8').trim() ?? '';
+  if (!/^-?\d+$/.test(text)) throw new ZnodeFormatError(path, `not a decimal number: ${text.slice(0, 50)}`);
+  return Number(text);
+}
