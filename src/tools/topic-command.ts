@@ -1,0 +1,264 @@
+import { Command } from 'commander';
+import { isInternalTopic, hasCollisionChars, topicNameError } from '../common/topic';
+import { assignAddedPartitions, assignReplicasToBrokers } from '../controller/replica-assignment';
+import { createLogConfig, LOG_CONFIG_KEYS } from '../log/log-config';
+import { AdminZk, AdminZkError } from '../zk/admin-zk';
+import { BrokerRegistryZk } from '../zk/broker-registry-zk';
+import { ZkClient } from '../zk/zk-client';
+import { CliError } from './cli';
+import { TopicDescriber } from './topic-describer';
+
+export interface TopicCommandOptions {
+  zookeeper?: string;
+  bootstrapServer?: string;
+  create?: boolean;
+  list?: boolean;
+  describe?: boolean;
+  alter?: boolean;
+  delete?: boolean;
+  topic?: string;
+  partitions?: string;
+  replicationFactor?: string;
+  replicaAssignment?: string;
+  config: string[];
+  deleteConfig: string[];
+  ifNotExists?: boolean;
+  ifExists?: boolean;
+  underReplicatedPartitions?: boolean;
+  unavailablePartitions?: boolean;
+  topicsWithOverrides?: boolean;
+  excludeInternal?: boolean;
+  disableRackAware?: boolean;
+  force?: boolean;
+}
+
+/** An error Kafka's TopicCommand reports as `Error while executing topic command : <message>`. */
+export class TopicCommandError extends Error {
+  constructor(
+    readonly exceptionClass: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const EXCEPTION_CLASSES: Record<AdminZkError['errorName'], string> = {
+  TOPIC_ALREADY_EXISTS: 'org.apache.kafka.common.errors.TopicExistsException',
+  INVALID_TOPIC_EXCEPTION: 'org.apache.kafka.common.errors.InvalidTopicException',
+  UNKNOWN_TOPIC_OR_PARTITION: 'org.apache.kafka.common.errors.UnknownTopicOrPartitionException',
+  INVALID_PARTITIONS: 'org.apache.kafka.common.errors.InvalidPartitionsException',
+  INVALID_REPLICA_ASSIGNMENT: 'org.apache.kafka.common.errors.InvalidReplicaAssignmentException',
+};
+
+/** Checks the option combinations Kafka's TopicCommandOptions.checkArgs checks, with its messages. */
+export function checkTopicCommandArgs(o: TopicCommandOptions): void {
+  const actions = [o.create, o.list, o.describe, o.alter, o.delete].filter(Boolean).length;
+  if (actions !== 1) throw new CliError('Command must include exactly one action: --list, --describe, --create, --alter or --delete');
+  if ((o.zookeeper === undefined) === (o.bootstrapServer === undefined)) {
+    throw new CliError('Only one of --bootstrap-server or --zookeeper must be specified');
+  }
+  if (o.bootstrapServer !== undefined) throw new CliError('--bootstrap-server is not supported by kafka-topics yet: use --zookeeper');
+  if ((o.create || o.alter || o.delete) && o.topic === undefined) throw new CliError('Missing required argument "[topic]"');
+  if (o.create && o.replicaAssignment === undefined && (o.partitions === undefined || o.replicationFactor === undefined)) {
+    throw new CliError('Missing required argument "[partitions]"'.replace('[partitions]', o.partitions === undefined ? '[partitions]' : '[replication-factor]'));
+  }
+  if (o.create && o.replicaAssignment !== undefined && (o.partitions !== undefined || o.replicationFactor !== undefined)) {
+    throw new CliError('Option "[replica-assignment]" can\'t be used with option "[partitions],[replication-factor]"');
+  }
+  if (!o.create && (o.replicationFactor !== undefined || o.ifNotExists)) {
+    throw new CliError('Option "[replication-factor]" and "[if-not-exists]" can only be used with option "[create]"');
+  }
+  if (!(o.create || o.alter) && (o.config.length > 0 || o.partitions !== undefined)) {
+    throw new CliError('Option "[config]" and "[partitions]" can only be used with option "[create]" or "[alter]"');
+  }
+  if (!o.alter && o.deleteConfig.length > 0) throw new CliError('Option "[delete-config]" can only be used with option "[alter]"');
+  if (!o.describe && (o.underReplicatedPartitions || o.unavailablePartitions || o.topicsWithOverrides)) {
+    throw new CliError('Option "[under-replicated-partitions]", "[unavailable-partitions]" and "[topics-with-overrides]" can only be used with option "[describe]"');
+  }
+}
+
+function positiveInt(name: string, text: string | undefined): number {
+  const n = Number(text);
+  if (text === undefined || !/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) throw new CliError(`Invalid value ${String(text)} for --${name}: not an integer`);
+  return n;
+}
+
+/** `--replica-assignment 1:2,2:3`: partitions split by ',', replicas by ':'. */
+export function parseReplicaAssignment(text: string): Map<number, number[]> {
+  const assignment = new Map<number, number[]>();
+  text.split(',').forEach((part, p) => {
+    const replicas = part.split(':').map((s) => s.trim());
+    if (replicas.some((r) => !/^\d+$/.test(r))) throw new CliError(`Invalid replica assignment "${text}": "${part}" is not a list of broker ids`);
+    const ids = replicas.map(Number);
+    const dup = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (dup !== undefined) throw new TopicCommandError('kafka.common.AdminCommandFailedException', `Partition replica lists may not contain duplicate entries: ${dup}`);
+    if (p > 0 && ids.length !== (assignment.get(0)?.length ?? 0)) {
+      throw new TopicCommandError('kafka.common.AdminOperationException', `Partition ${p} has different replication factor: ${ids.join(',')}`);
+    }
+    assignment.set(p, ids);
+  });
+  return assignment;
+}
+
+/** `--config k=v` pairs checked against the topic-level keys and rules. */
+export function parseTopicConfig(pairs: readonly string[]): Map<string, string> {
+  const config = new Map<string, string>();
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new CliError(`Invalid topic config: all configs to be added must be in the format "key=val". Got: ${pair}`);
+    config.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+  }
+  validateTopicConfig(config);
+  return config;
+}
+
+function validateTopicConfig(config: ReadonlyMap<string, string>): void {
+  for (const key of config.keys()) {
+    if (!(key in LOG_CONFIG_KEYS)) throw new TopicCommandError('org.apache.kafka.common.errors.InvalidConfigurationException', `Unknown topic config name: ${key}`);
+  }
+  try {
+    createLogConfig({}, Object.fromEntries(config));
+  } catch (err) {
+    throw new TopicCommandError('org.apache.kafka.common.config.ConfigException', (err as Error).message);
+  }
+}
+
+/** Kafka's TopicCommand in ZooKeeper mode: reads and writes ZooKeeper only, never talks to brokers. */
+export class TopicCommand {
+  private readonly admin: AdminZk;
+  private readonly registry: BrokerRegistryZk;
+
+  constructor(
+    private readonly zk: ZkClient,
+    private readonly out: (line: string) => void,
+  ) {
+    this.admin = new AdminZk(zk);
+    this.registry = new BrokerRegistryZk(zk);
+  }
+
+  async run(o: TopicCommandOptions): Promise<void> {
+    if (o.create) return this.create(o);
+    if (o.list) return this.list(o);
+    if (o.describe) return new TopicDescriber(this.zk, this.out).describe(await this.matchingTopics(o, 'describe'), o);
+    if (o.alter) return this.alter(o);
+    return this.delete(o);
+  }
+
+  /** `--topic` is a regular expression except for create (Kafka's TopicFilter / IncludeList). */
+  private async matchingTopics(o: TopicCommandOptions, action: string): Promise<string[]> {
+    let topics = await this.admin.getAllTopics();
+    if (o.excludeInternal) topics = topics.filter((t) => !isInternalTopic(t));
+    if (o.topic === undefined) return topics;
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(`^(?:${o.topic.replace(/,/g, '|').trim()})$`);
+    } catch {
+      throw new CliError(`Invalid --topic ${o.topic}: not a valid regular expression`);
+    }
+    const matched = topics.filter((t) => pattern.test(t));
+    if (matched.length === 0 && !o.ifExists && action !== 'list') {
+      throw new TopicCommandError('java.lang.IllegalArgumentException', `Topic '${o.topic}' does not exist as expected`);
+    }
+    return matched;
+  }
+
+  private async create(o: TopicCommandOptions): Promise<void> {
+    const topic = o.topic as string;
+    const nameError = topicNameError(topic);
+    if (nameError !== undefined) throw new TopicCommandError('org.apache.kafka.common.errors.InvalidTopicException', nameError);
+    if (hasCollisionChars(topic)) {
+      this.out("WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. To avoid issues it is best to use either, but not both.");
+    }
+    const config = parseTopicConfig(o.config);
+    let assignment: Map<number, number[]>;
+    if (o.replicaAssignment !== undefined) {
+      assignment = parseReplicaAssignment(o.replicaAssignment);
+    } else {
+      const brokers = await this.registry.getBrokerIds();
+      try {
+        assignment = assignReplicasToBrokers(brokers, positiveInt('partitions', o.partitions), positiveInt('replication-factor', o.replicationFactor));
+      } catch (err) {
+        const cls = (err as Error).name === 'InvalidPartitionsError' || /partitions/.test((err as Error).message) ? 'InvalidPartitionsException' : 'InvalidReplicationFactorException';
+        throw new TopicCommandError(`org.apache.kafka.common.errors.${cls}`, (err as Error).message);
+      }
+    }
+    try {
+      await this.admin.createTopic(topic, assignment, config);
+    } catch (err) {
+      if (err instanceof AdminZkError) {
+        if (err.errorName === 'TOPIC_ALREADY_EXISTS' && o.ifNotExists) return;
+        throw new TopicCommandError(EXCEPTION_CLASSES[err.errorName], err.message);
+      }
+      throw err;
+    }
+    this.out(`Created topic ${topic}.`);
+  }
+
+  private async list(o: TopicCommandOptions): Promise<void> {
+    const marked = new Set(await this.admin.getTopicsMarkedForDeletion());
+    for (const t of await this.matchingTopics(o, 'list')) this.out(marked.has(t) ? `${t} - marked for deletion` : t);
+  }
+
+  private async alter(o: TopicCommandOptions): Promise<void> {
+    for (const topic of await this.matchingTopics(o, 'alter')) {
+      if (o.config.length > 0 || o.deleteConfig.length > 0) {
+        const config = await this.admin.getTopicConfig(topic);
+        for (const [k, v] of parseTopicConfig(o.config)) config.set(k, v);
+        for (const k of o.deleteConfig) {
+          if (!config.has(k)) throw new TopicCommandError('kafka.common.AdminCommandFailedException', `Invalid config(s): ${k}`);
+          config.delete(k);
+        }
+        validateTopicConfig(config);
+        await this.admin.changeTopicConfig(topic, config);
+        this.out('WARNING: Altering topic configuration from this script has been deprecated and may be removed in future releases.');
+        this.out('         Going forward, please use kafka-configs.sh for this functionality');
+        this.out(`Updated config for topic ${topic}.`);
+      }
+      if (o.partitions !== undefined) await this.alterPartitions(topic, positiveInt('partitions', o.partitions), o);
+    }
+  }
+
+  private async alterPartitions(topic: string, count: number, o: TopicCommandOptions): Promise<void> {
+    if (isInternalTopic(topic)) throw new TopicCommandError('java.lang.IllegalArgumentException', 'The number of partitions for the offsets topic cannot be changed.');
+    this.out('WARNING: If partitions are increased for a topic that has a key, the partition logic or ordering of the messages will be affected');
+    const existing = await this.admin.getTopicAssignment(topic);
+    if (existing === null) throw new TopicCommandError('java.lang.IllegalArgumentException', `Topic '${topic}' does not exist as expected`);
+    const current = existing.partitions.size;
+    if (count <= current) {
+      throw new TopicCommandError(
+        'org.apache.kafka.common.errors.InvalidPartitionsException',
+        `The number of partitions for a topic can only be increased. Topic ${topic} currently has ${current} partitions, ${count} would not be an increase.`,
+      );
+    }
+    let added: Map<number, number[]>;
+    if (o.replicaAssignment !== undefined) {
+      const all = parseReplicaAssignment(o.replicaAssignment);
+      added = new Map([...all].filter(([p]) => p >= current));
+      if (added.size !== count - current) {
+        throw new TopicCommandError('kafka.common.AdminCommandFailedException', `Increasing the number of partitions by ${count - current} but ${added.size} assignments provided.`);
+      }
+    } else {
+      added = assignAddedPartitions(await this.registry.getBrokerIds(), existing.partitions, count);
+    }
+    await this.admin.addPartitions(topic, existing, added);
+    this.out('Adding partitions succeeded!');
+  }
+
+  private async delete(o: TopicCommandOptions): Promise<void> {
+    for (const topic of await this.matchingTopics(o, 'delete')) {
+      if (isInternalTopic(topic)) {
+        throw new TopicCommandError('kafka.common.AdminCommandFailedException', `Topic ${topic} is a kafka internal topic and is not allowed to be marked for deletion.`);
+      }
+      if (!(await this.admin.markTopicForDeletion(topic))) {
+        this.out(`Topic ${topic} is already marked for deletion.`);
+        continue;
+      }
+      this.out(`Topic ${topic} is marked for deletion.`);
+      this.out('Note: This will have no impact if delete.topic.enable is not set to true.');
+    }
+  }
+}
+
+export function topicCommandOptions(program: Command): TopicCommandOptions {
+  return program.opts<TopicCommandOptions>();
+}
