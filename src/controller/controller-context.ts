@@ -1,0 +1,127 @@
+import { compareTp, TopicPartition, tpString } from '../common/topic-partition';
+import { BrokerInfo } from '../zk/znodes/broker-info';
+import { LeaderIsrAndControllerEpoch } from '../zk/znodes/partition-state';
+
+export type PartitionState = 'NonExistentPartition' | 'NewPartition' | 'OnlinePartition' | 'OfflinePartition';
+
+export type ReplicaState =
+  | 'NonExistentReplica'
+  | 'NewReplica'
+  | 'OnlineReplica'
+  | 'OfflineReplica'
+  | 'ReplicaDeletionStarted'
+  | 'ReplicaDeletionSuccessful'
+  | 'ReplicaDeletionIneligible';
+
+export interface LeaderIsrCacheEntry {
+  state: LeaderIsrAndControllerEpoch;
+  zkVersion: number;
+}
+
+/**
+ * The controller's in-memory view of the cluster (Kafka's ControllerContext), rebuilt from ZooKeeper on every
+ * failover and mutated only by events on the controller's event queue, so it needs no locking.
+ */
+export class ControllerContext {
+  epoch = 0;
+  epochZkVersion = 0;
+  readonly liveBrokers = new Map<number, BrokerInfo>();
+  readonly brokerEpochs = new Map<number, number>();
+  readonly shuttingDownBrokerIds = new Set<number>();
+  readonly allTopics = new Set<string>();
+  /** topic -> partition -> replicas (first = preferred leader). */
+  readonly assignments = new Map<string, Map<number, number[]>>();
+  /** tp string -> leader, ISR, epochs and the state node's zkVersion. */
+  readonly leadership = new Map<string, LeaderIsrCacheEntry>();
+  readonly partitionStates = new Map<string, PartitionState>();
+  /** `${tp}:${replica}` -> state. */
+  readonly replicaStates = new Map<string, ReplicaState>();
+  readonly topicsToBeDeleted = new Set<string>();
+  readonly topicsIneligibleForDeletion = new Set<string>();
+
+  /** Brokers that may lead: live and not shutting down. */
+  liveBrokerIds(): Set<number> {
+    return new Set([...this.liveBrokers.keys()].filter((id) => !this.shuttingDownBrokerIds.has(id)));
+  }
+
+  liveOrShuttingDownBrokerIds(): Set<number> {
+    return new Set(this.liveBrokers.keys());
+  }
+
+  isReplicaOnline(brokerId: number): boolean {
+    return this.liveBrokers.has(brokerId) && !this.shuttingDownBrokerIds.has(brokerId);
+  }
+
+  replicasFor(tp: TopicPartition): number[] {
+    return this.assignments.get(tp.topic)?.get(tp.partition) ?? [];
+  }
+
+  setReplicas(tp: TopicPartition, replicas: number[]): void {
+    let topic = this.assignments.get(tp.topic);
+    if (!topic) this.assignments.set(tp.topic, (topic = new Map()));
+    topic.set(tp.partition, replicas);
+  }
+
+  partitionsForTopic(topic: string): TopicPartition[] {
+    return [...(this.assignments.get(topic)?.keys() ?? [])].sort((a, b) => a - b).map((partition) => ({ topic, partition }));
+  }
+
+  allPartitions(): TopicPartition[] {
+    return [...this.assignments.keys()].flatMap((t) => this.partitionsForTopic(t)).sort(compareTp);
+  }
+
+  partitionsOnBroker(brokerId: number): TopicPartition[] {
+    return this.allPartitions().filter((tp) => this.replicasFor(tp).includes(brokerId));
+  }
+
+  partitionsLedBy(brokerId: number): TopicPartition[] {
+    return this.allPartitions().filter((tp) => this.leadership.get(tpString(tp))?.state.leader === brokerId);
+  }
+
+  partitionState(tp: TopicPartition): PartitionState {
+    return this.partitionStates.get(tpString(tp)) ?? 'NonExistentPartition';
+  }
+
+  replicaState(tp: TopicPartition, replica: number): ReplicaState {
+    return this.replicaStates.get(`${tpString(tp)}:${replica}`) ?? 'NonExistentReplica';
+  }
+
+  setReplicaState(tp: TopicPartition, replica: number, state: ReplicaState): void {
+    if (state === 'NonExistentReplica') this.replicaStates.delete(`${tpString(tp)}:${replica}`);
+    else this.replicaStates.set(`${tpString(tp)}:${replica}`, state);
+  }
+
+  isTopicQueuedForDeletion(topic: string): boolean {
+    return this.topicsToBeDeleted.has(topic);
+  }
+
+  removeTopic(topic: string): void {
+    for (const tp of this.partitionsForTopic(topic)) {
+      this.leadership.delete(tpString(tp));
+      this.partitionStates.delete(tpString(tp));
+    }
+    for (const key of [...this.replicaStates.keys()]) if (key.startsWith(`${topic}-`) && this.tpOfReplicaKey(key) === topic) this.replicaStates.delete(key);
+    this.assignments.delete(topic);
+    this.allTopics.delete(topic);
+    this.topicsToBeDeleted.delete(topic);
+    this.topicsIneligibleForDeletion.delete(topic);
+  }
+
+  private tpOfReplicaKey(key: string): string {
+    const tp = key.slice(0, key.lastIndexOf(':'));
+    return tp.slice(0, tp.lastIndexOf('-'));
+  }
+
+  reset(): void {
+    this.liveBrokers.clear();
+    this.brokerEpochs.clear();
+    this.shuttingDownBrokerIds.clear();
+    this.allTopics.clear();
+    this.assignments.clear();
+    this.leadership.clear();
+    this.partitionStates.clear();
+    this.replicaStates.clear();
+    this.topicsToBeDeleted.clear();
+    this.topicsIneligibleForDeletion.clear();
+  }
+}

@@ -1,0 +1,224 @@
+import { getLogger, Logger } from '../common/logging/logging';
+import { compareTp, TopicPartition, tpString } from '../common/topic-partition';
+import { LeaderAndIsrPartitionState, LeaderAndIsrRequest } from '../protocol/apis/leader-and-isr';
+import { StopReplicaRequest } from '../protocol/apis/stop-replica';
+import { UpdateMetadataPartitionState, UpdateMetadataRequest } from '../protocol/apis/update-metadata';
+import { ControllerChannel } from './controller-channel';
+import { ControllerContext } from './controller-context';
+import { hashSet } from './scala-render';
+
+/** Leader -2 in UpdateMetadata: the topic is being deleted, brokers drop it from their caches. */
+export const LEADER_DURING_DELETE = -2;
+
+interface StopReplicaEntry {
+  tp: TopicPartition;
+  deletePartition: boolean;
+}
+
+/**
+ * Requests accumulated during one state change and sent together (Kafka's ControllerBrokerRequestBatch): one
+ * LeaderAndIsr per broker, then one UpdateMetadata per broker, then StopReplica. Adding a LeaderAndIsr entry
+ * also adds the partition to the UpdateMetadata sent to every live broker.
+ */
+export class ControllerRequestBatch {
+  private readonly leaderAndIsr = new Map<number, Map<string, LeaderAndIsrPartitionState>>();
+  private readonly updateMetadataBrokers = new Set<number>();
+  private readonly updateMetadataPartitions = new Map<string, UpdateMetadataPartitionState>();
+  private readonly stopReplica = new Map<number, StopReplicaEntry[]>();
+  private readonly stateChangeLog: Logger;
+  private open = false;
+
+  constructor(
+    private readonly controllerId: number,
+    private readonly context: ControllerContext,
+    private readonly channel: ControllerChannel,
+    private readonly onStopReplicaResponse: (brokerId: number, errors: Map<string, number>, deletePartitions: boolean) => void,
+  ) {
+    this.stateChangeLog = getLogger('state.change.logger');
+  }
+
+  newBatch(): void {
+    if (this.open) throw new Error('Controller to broker state change requests batch is not empty while creating a new one');
+    this.open = true;
+  }
+
+  addLeaderAndIsrRequestForBrokers(brokerIds: Iterable<number>, tp: TopicPartition, isNew: boolean): void {
+    const entry = this.context.leadership.get(tpString(tp));
+    if (entry === undefined) return;
+    for (const brokerId of brokerIds) {
+      if (brokerId < 0) continue;
+      let perBroker = this.leaderAndIsr.get(brokerId);
+      if (!perBroker) this.leaderAndIsr.set(brokerId, (perBroker = new Map()));
+      const previous = perBroker.get(tpString(tp));
+      perBroker.set(tpString(tp), {
+        topicName: tp.topic,
+        partitionIndex: tp.partition,
+        controllerEpoch: entry.state.controllerEpoch,
+        leader: entry.state.leader,
+        leaderEpoch: entry.state.leaderEpoch,
+        isr: [...entry.state.isr],
+        zkVersion: entry.zkVersion,
+        replicas: this.context.replicasFor(tp),
+        addingReplicas: [],
+        removingReplicas: [],
+        isNew: isNew || (previous?.isNew ?? false),
+      });
+    }
+    this.addUpdateMetadataRequestForBrokers(this.context.liveOrShuttingDownBrokerIds(), [tp]);
+  }
+
+  addStopReplicaRequestForBrokers(brokerIds: Iterable<number>, tp: TopicPartition, deletePartition: boolean): void {
+    for (const brokerId of brokerIds) {
+      let entries = this.stopReplica.get(brokerId);
+      if (!entries) this.stopReplica.set(brokerId, (entries = []));
+      entries.push({ tp, deletePartition });
+    }
+  }
+
+  /** Metadata for `partitions` (all known partitions when empty and `all` is set) to `brokerIds`. */
+  addUpdateMetadataRequestForBrokers(brokerIds: Iterable<number>, partitions: readonly TopicPartition[]): void {
+    for (const id of brokerIds) this.updateMetadataBrokers.add(id);
+    for (const tp of partitions) {
+      const entry = this.context.leadership.get(tpString(tp));
+      if (entry === undefined) continue;
+      const replicas = this.context.replicasFor(tp);
+      const beingDeleted = this.context.isTopicQueuedForDeletion(tp.topic);
+      this.updateMetadataPartitions.set(tpString(tp), {
+        topicName: tp.topic,
+        partitionIndex: tp.partition,
+        controllerEpoch: entry.state.controllerEpoch,
+        leader: beingDeleted ? LEADER_DURING_DELETE : entry.state.leader,
+        leaderEpoch: entry.state.leaderEpoch,
+        isr: [...entry.state.isr],
+        zkVersion: entry.zkVersion,
+        replicas,
+        offlineReplicas: replicas.filter((r) => !this.context.isReplicaOnline(r) && !this.context.shuttingDownBrokerIds.has(r)),
+      });
+    }
+  }
+
+  sendRequestsToBrokers(controllerEpoch: number): void {
+    try {
+      this.sendLeaderAndIsr(controllerEpoch);
+      this.sendUpdateMetadata(controllerEpoch);
+      this.sendStopReplica(controllerEpoch);
+    } finally {
+      this.leaderAndIsr.clear();
+      this.updateMetadataBrokers.clear();
+      this.updateMetadataPartitions.clear();
+      this.stopReplica.clear();
+      this.open = false;
+    }
+  }
+
+  private prefix(controllerEpoch: number): Logger {
+    return this.stateChangeLog.withPrefix(`[Controller id=${this.controllerId} epoch=${controllerEpoch}] `);
+  }
+
+  private brokerEpoch(brokerId: number): number {
+    return this.context.brokerEpochs.get(brokerId) ?? -1;
+  }
+
+  private sendLeaderAndIsr(controllerEpoch: number): void {
+    const log = this.prefix(controllerEpoch);
+    for (const [brokerId, states] of this.leaderAndIsr) {
+      if (!this.context.liveBrokers.has(brokerId)) continue;
+      const list = [...states.values()];
+      const leaders = list.filter((s) => s.leader === brokerId).length;
+      log.info(`Sending LeaderAndIsr request to broker ${brokerId} with ${leaders} become-leader and ${list.length - leaders} become-follower partitions`);
+      if (log.isTraceEnabled()) {
+        for (const s of list) {
+          const kind = s.leader === brokerId ? 'become-leader' : 'become-follower';
+          log.trace(`Sending ${kind} LeaderAndIsr request ${renderPartitionState(s)} to broker ${brokerId} for partition ${s.topicName}-${s.partitionIndex}`);
+        }
+      }
+      const leaderIds = new Set(list.map((s) => s.leader));
+      const request: LeaderAndIsrRequest = {
+        controllerId: this.controllerId,
+        controllerEpoch,
+        brokerEpoch: this.brokerEpoch(brokerId),
+        ungroupedPartitionStates: list,
+        topicStates: groupByTopic(list, (s) => s.topicName).map(([topicName, partitionStates]) => ({ topicName, partitionStates })),
+        liveLeaders: [...leaderIds]
+          .map((id) => this.context.liveBrokers.get(id))
+          .filter((b) => b !== undefined)
+          .map((b) => ({ brokerId: b.id, hostName: b.endpoints[0]?.host ?? '', port: b.endpoints[0]?.port ?? -1 })),
+      };
+      this.channel.sendLeaderAndIsr(brokerId, request);
+    }
+  }
+
+  private sendUpdateMetadata(controllerEpoch: number): void {
+    const log = this.prefix(controllerEpoch);
+    const brokers = [...this.updateMetadataBrokers].filter((id) => this.context.liveBrokers.has(id)).sort((a, b) => a - b);
+    const partitions = [...this.updateMetadataPartitions.values()].sort((a, b) => compareTp({ topic: a.topicName, partition: a.partitionIndex }, { topic: b.topicName, partition: b.partitionIndex }));
+    log.info(`Sending UpdateMetadata request to brokers ${hashSet(brokers)} for ${partitions.length} partitions`);
+    const liveBrokers = [...this.context.liveBrokers.values()].map((b) => {
+      const plaintext = b.endpoints.find((e) => b.listenerSecurityProtocolMap[e.listenerName] === 'PLAINTEXT') ?? b.endpoints[0];
+      return {
+        id: b.id,
+        v0Host: plaintext?.host ?? '',
+        v0Port: plaintext?.port ?? -1,
+        endpoints: b.endpoints.map((e) => ({ host: e.host, port: e.port, listener: e.listenerName, securityProtocol: 0 })),
+        rack: b.rack,
+      };
+    });
+    for (const brokerId of brokers) {
+      const request: UpdateMetadataRequest = {
+        controllerId: this.controllerId,
+        controllerEpoch,
+        brokerEpoch: this.brokerEpoch(brokerId),
+        ungroupedPartitionStates: partitions,
+        topicStates: groupByTopic(partitions, (s) => s.topicName).map(([topicName, partitionStates]) => ({ topicName, partitionStates })),
+        liveBrokers,
+      };
+      this.channel.sendUpdateMetadata(brokerId, request);
+    }
+  }
+
+  private sendStopReplica(controllerEpoch: number): void {
+    const log = this.prefix(controllerEpoch);
+    for (const [brokerId, entries] of this.stopReplica) {
+      if (!this.context.liveBrokers.has(brokerId)) continue;
+      for (const deletePartitions of [false, true]) {
+        const selected = entries.filter((e) => e.deletePartition === deletePartitions);
+        if (selected.length === 0) continue;
+        log.info(`Sending StopReplica request (delete = ${deletePartitions}) for ${selected.length} replicas to broker ${brokerId}`);
+        const request: StopReplicaRequest = {
+          controllerId: this.controllerId,
+          controllerEpoch,
+          brokerEpoch: this.brokerEpoch(brokerId),
+          deletePartitions,
+          ungroupedPartitions: selected.map((e) => ({ topicName: e.tp.topic, partitionIndex: e.tp.partition })),
+          topics: groupByTopic(selected, (e) => e.tp.topic).map(([name, list]) => ({ name, partitionIndexes: list.map((e) => e.tp.partition) })),
+        };
+        this.channel.sendStopReplica(brokerId, request, (response) => {
+          const errors = new Map<string, number>();
+          for (const e of response.partitionErrors) errors.set(`${e.topicName}-${e.partitionIndex}`, e.errorCode);
+          for (const e of selected) if (!errors.has(tpString(e.tp))) errors.set(tpString(e.tp), response.errorCode);
+          this.onStopReplicaResponse(brokerId, errors, deletePartitions);
+        });
+      }
+    }
+  }
+}
+
+function groupByTopic<T>(items: readonly T[], topicOf: (t: T) => string): [string, T[]][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const topic = topicOf(item);
+    let list = groups.get(topic);
+    if (!list) groups.set(topic, (list = []));
+    list.push(item);
+  }
+  return [...groups.entries()];
+}
+
+/** Kafka 2.4+'s generated toString of a LeaderAndIsrPartitionState. */
+export function renderPartitionState(s: LeaderAndIsrPartitionState): string {
+  return (
+    `LeaderAndIsrPartitionState(topicName='${s.topicName}', partitionIndex=${s.partitionIndex}, controllerEpoch=${s.controllerEpoch}, ` +
+    `leader=${s.leader}, leaderEpoch=${s.leaderEpoch}, isr=[${s.isr.join(', ')}], zkVersion=${s.zkVersion}, replicas=[${s.replicas.join(', ')}], ` +
+    `addingReplicas=[], removingReplicas=[], isNew=${s.isNew})`
+  );
+}

@@ -1,0 +1,174 @@
+import { getLogger, Logger } from '../common/logging/logging';
+import { TopicPartition, tpString } from '../common/topic-partition';
+import { ControllerZk } from '../zk/controller-zk';
+import { LeaderIsrAndControllerEpoch } from '../zk/znodes/partition-state';
+import { ControllerContext, ReplicaState } from './controller-context';
+import { ControllerRequestBatch } from './controller-request-batch';
+import { leaderIsrAndControllerEpoch, partitionAndReplica } from './scala-render';
+
+export interface PartitionReplica {
+  tp: TopicPartition;
+  replica: number;
+}
+
+/**
+ * Legal previous states of each replica state (Kafka's ReplicaStateMachine):
+ *   NewReplica                <- NonExistent              (LeaderAndIsr to the new replica)
+ *   OnlineReplica             <- New, Online, Offline, DeletionIneligible (LeaderAndIsr with the current state)
+ *   OfflineReplica            <- New, Online, Offline, DeletionIneligible (StopReplica(delete=false); out of the ISR)
+ *   ReplicaDeletionStarted    <- Offline                  (StopReplica(delete=true))
+ *   ReplicaDeletionSuccessful <- DeletionStarted
+ *   ReplicaDeletionIneligible <- Offline, DeletionStarted
+ *   NonExistentReplica        <- DeletionSuccessful       (dropped from the assignment)
+ */
+const VALID_PREVIOUS: Record<ReplicaState, readonly ReplicaState[]> = {
+  NewReplica: ['NonExistentReplica'],
+  OnlineReplica: ['NewReplica', 'OnlineReplica', 'OfflineReplica', 'ReplicaDeletionIneligible'],
+  OfflineReplica: ['NewReplica', 'OnlineReplica', 'OfflineReplica', 'ReplicaDeletionIneligible'],
+  ReplicaDeletionStarted: ['OfflineReplica'],
+  ReplicaDeletionSuccessful: ['ReplicaDeletionStarted'],
+  ReplicaDeletionIneligible: ['OfflineReplica', 'ReplicaDeletionStarted'],
+  NonExistentReplica: ['ReplicaDeletionSuccessful'],
+};
+
+export interface ReplicaStateMachineDeps {
+  controllerId: number;
+  context: ControllerContext;
+  zk: ControllerZk;
+  batch: ControllerRequestBatch;
+}
+
+export class ReplicaStateMachine {
+  private readonly log: Logger;
+  private readonly stateChangeLog: Logger;
+
+  constructor(private readonly deps: ReplicaStateMachineDeps) {
+    this.log = getLogger('kafka.controller.ZkReplicaStateMachine', `[ReplicaStateMachine controllerId=${deps.controllerId}] `);
+    this.stateChangeLog = getLogger('state.change.logger');
+  }
+
+  private get scLog(): Logger {
+    return this.stateChangeLog.withPrefix(`[Controller id=${this.deps.controllerId} epoch=${this.deps.context.epoch}] `);
+  }
+
+  async startup(): Promise<void> {
+    this.log.info('Initializing replica state');
+    const { context } = this.deps;
+    const online: PartitionReplica[] = [];
+    const offline: PartitionReplica[] = [];
+    for (const tp of context.allPartitions()) {
+      for (const replica of context.replicasFor(tp)) {
+        if (context.isReplicaOnline(replica)) {
+          context.setReplicaState(tp, replica, 'OnlineReplica');
+          online.push({ tp, replica });
+        } else {
+          context.setReplicaState(tp, replica, 'ReplicaDeletionIneligible');
+          offline.push({ tp, replica });
+        }
+      }
+    }
+    this.log.info('Triggering online replica state changes');
+    await this.handleStateChanges(online, 'OnlineReplica');
+    this.log.info('Triggering offline replica state changes');
+    await this.handleStateChanges(offline, 'OfflineReplica');
+    if (this.log.isDebugEnabled()) {
+      const states = [...context.replicaStates].map(([k, s]) => `${partitionAndReplica(k.slice(0, k.lastIndexOf(':')), Number(k.slice(k.lastIndexOf(':') + 1)))} -> ${s}`);
+      this.log.debug(`Started replica state machine with initial state -> HashMap(${states.join(', ')})`);
+    }
+  }
+
+  shutdown(): void {
+    this.log.info('Stopped replica state machine');
+  }
+
+  async handleStateChanges(replicas: readonly PartitionReplica[], target: ReplicaState): Promise<void> {
+    if (replicas.length === 0) return;
+    this.deps.batch.newBatch();
+    try {
+      await this.doHandleStateChanges(replicas, target);
+    } finally {
+      this.deps.batch.sendRequestsToBrokers(this.deps.context.epoch);
+    }
+  }
+
+  private async doHandleStateChanges(replicas: readonly PartitionReplica[], target: ReplicaState): Promise<void> {
+    const { context, batch, controllerId } = this.deps;
+    const offlineRemovals: PartitionReplica[] = [];
+    for (const pr of replicas) {
+      const current = context.replicaState(pr.tp, pr.replica);
+      if (!VALID_PREVIOUS[target].includes(current)) {
+        this.scLog.error(
+          `Controller ${controllerId} epoch ${context.epoch} initiated state change of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to ${target} failed`,
+          new Error(`Replica ${pr.replica} for partition ${tpString(pr.tp)} should be in the ${VALID_PREVIOUS[target].join(',')} states before moving to ${target} state. Instead it is in ${current} state`),
+        );
+        continue;
+      }
+      const leadership = context.leadership.get(tpString(pr.tp));
+      switch (target) {
+        case 'NewReplica':
+          if (leadership !== undefined && leadership.state.leader === pr.replica) {
+            this.scLog.error(`Controller ${controllerId} epoch ${context.epoch} initiated state change of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to NewReplica failed`, new Error(`Replica ${pr.replica} for partition ${tpString(pr.tp)} cannot be moved to NewReplica state as it is being requested to become leader`));
+            continue;
+          }
+          if (leadership !== undefined) batch.addLeaderAndIsrRequestForBrokers([pr.replica], pr.tp, true);
+          break;
+        case 'OnlineReplica':
+          if (current === 'NewReplica') {
+            const assigned = context.replicasFor(pr.tp);
+            if (!assigned.includes(pr.replica)) context.setReplicas(pr.tp, [...assigned, pr.replica]);
+          } else if (leadership !== undefined) {
+            batch.addLeaderAndIsrRequestForBrokers([pr.replica], pr.tp, false);
+          }
+          break;
+        case 'OfflineReplica':
+          batch.addStopReplicaRequestForBrokers([pr.replica], pr.tp, false);
+          if (leadership !== undefined) offlineRemovals.push(pr);
+          break;
+        case 'ReplicaDeletionStarted':
+          batch.addStopReplicaRequestForBrokers([pr.replica], pr.tp, true);
+          break;
+        case 'NonExistentReplica':
+          context.setReplicas(pr.tp, context.replicasFor(pr.tp).filter((r) => r !== pr.replica));
+          break;
+        default:
+          break;
+      }
+      this.scLog.trace(`Changed state of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to ${target}`);
+      context.setReplicaState(pr.tp, pr.replica, target);
+    }
+    for (const pr of offlineRemovals) await this.removeReplicaFromIsr(pr);
+  }
+
+  /**
+   * Takes a replica out of the ISR in ZooKeeper (a leader becomes -1; a last ISR member stays, so the partition
+   * remembers who had the data) and tells the remaining replicas.
+   */
+  private async removeReplicaFromIsr(pr: PartitionReplica): Promise<void> {
+    const { context, zk, batch } = this.deps;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const current = await zk.getPartitionState(pr.tp.topic, pr.tp.partition);
+      if (current === null) return;
+      if (current.state.controllerEpoch > context.epoch) return;
+      const { state } = current;
+      if (!state.isr.includes(pr.replica) && state.leader !== pr.replica) {
+        context.leadership.set(tpString(pr.tp), current);
+        return;
+      }
+      const next: LeaderIsrAndControllerEpoch = {
+        leader: state.leader === pr.replica ? -1 : state.leader,
+        leaderEpoch: state.leaderEpoch + 1,
+        isr: state.isr.length === 1 ? state.isr : state.isr.filter((r) => r !== pr.replica),
+        controllerEpoch: context.epoch,
+      };
+      const zkVersion = await zk.updatePartitionState(pr.tp.topic, pr.tp.partition, next, current.zkVersion);
+      if (zkVersion === null) continue;
+      context.leadership.set(tpString(pr.tp), { state: next, zkVersion });
+      this.scLog.info(`Partition ${tpString(pr.tp)} state changed to ${leaderIsrAndControllerEpoch(next, zkVersion)} after removing replica ${pr.replica} from the ISR as part of transition to OfflineReplica`);
+      if (!context.isTopicQueuedForDeletion(pr.tp.topic)) {
+        const others = context.replicasFor(pr.tp).filter((r) => r !== pr.replica && context.liveBrokers.has(r));
+        batch.addLeaderAndIsrRequestForBrokers(others, pr.tp, false);
+      }
+      return;
+    }
+  }
+}
