@@ -8,6 +8,19 @@ import { ClusterZk } from '../zk/cluster-zk';
 import { ZkClient } from '../zk/zk-client';
 import { BrokerInfo } from '../zk/znodes/broker-info';
 import { BrokerMetadata, BrokerMetadataCheckpoint } from './broker-metadata-checkpoint';
+import { Scheduler } from '../common/scheduler';
+import { SystemClock } from '../common/time';
+import { LogManager } from '../log/log-manager';
+import { logManagerConfigFromProps } from '../log/log-manager-config';
+import { brokerLogConfigDefaults, createLogConfig } from '../log/log-config';
+import { ControllerChannelManager, KafkaController } from '../controller';
+import { AdminZk } from '../zk/admin-zk';
+import { SocketServer } from './network/socket-server';
+import { RequestDispatcher } from './request-dispatcher';
+import { MetadataCache } from './metadata-cache';
+import { ReplicaManager } from './replica-manager';
+import { DynamicConfigManager } from './dynamic-config-manager';
+import { createKafkaApis } from './kafka-apis';
 
 /** A start-up refusal whose message is the whole story (no stack trace needed by the operator). */
 export class KafkaServerStartupError extends Error {}
@@ -23,7 +36,10 @@ export class KafkaServer {
   private brokerId: number;
   private clusterId = '';
   private brokerEpoch = -1;
-  private shutdownHooks: (() => Promise<void> | void)[] = [];
+  private shutdownHooks: (() => Promise<unknown> | unknown)[] = [];
+  private controller: KafkaController | undefined;
+  private dynamicConfig: DynamicConfigManager | undefined;
+  private socketServer: SocketServer | undefined;
   private started = false;
   private shuttingDown: Promise<void> | undefined;
 
@@ -51,7 +67,7 @@ export class KafkaServer {
       this.log = getLogger('kafka.server.KafkaServer', `[KafkaServer id=${this.brokerId}] `);
       getLogger('kafka.server.KafkaConfig').info(this.config.describe());
       this.createLogDirs();
-
+      await this.startServices(zk);
       this.brokerEpoch = await this.registry.registerBroker(this.brokerInfo());
       this.shutdownHooks.push(() => this.registry?.deregisterBroker(this.brokerId));
       this.shutdownHooks.push(
@@ -60,6 +76,10 @@ export class KafkaServer {
         }),
       );
       this.writeBrokerMetadata({ brokerId: this.brokerId, clusterId: this.clusterId });
+      this.controller?.startup();
+      this.shutdownHooks.push(() => this.controller?.shutdown());
+      this.dynamicConfig?.startup();
+      this.shutdownHooks.push(() => this.dynamicConfig?.shutdown());
       this.started = true;
       this.log.info('started');
     } catch (err) {
@@ -67,6 +87,67 @@ export class KafkaServer {
       await this.shutdown();
       throw err;
     }
+  }
+
+  /** Log manager, socket server, replica manager and controller, in Kafka's start-up order. */
+  private async startServices(zk: ZkClient): Promise<void> {
+    const clock = new SystemClock();
+    const scheduler = new Scheduler(clock);
+    this.shutdownHooks.push(() => scheduler.shutdown());
+    const brokerDefaults = brokerLogConfigDefaults(this.config.originals);
+    const logManager = new LogManager({ config: logManagerConfigFromProps(this.config.originals), defaultConfig: createLogConfig(brokerDefaults), clock, scheduler });
+    await logManager.startup();
+    this.shutdownHooks.push(() => logManager.shutdown());
+    const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults);
+    this.dynamicConfig = dynamicConfig;
+    const metadataCache = new MetadataCache(this.brokerId);
+    const replicaManager = new ReplicaManager({
+      brokerId: this.brokerId,
+      logManager,
+      metadataCache,
+      logConfigFor: (topic) => dynamicConfig.logConfigFor(topic),
+      now: () => clock.nowMs(),
+    });
+    const listenerName = this.config.interBrokerListenerName;
+    const controller = new KafkaController({
+      config: {
+        brokerId: this.brokerId,
+        deleteTopicEnable: this.config.bool('delete.topic.enable'),
+        uncleanLeaderElectionEnable: this.config.bool('unclean.leader.election.enable'),
+        autoLeaderRebalanceEnable: this.config.bool('auto.leader.rebalance.enable'),
+        leaderImbalancePerBrokerPercentage: this.config.int('leader.imbalance.per.broker.percentage'),
+        leaderImbalanceCheckIntervalSeconds: this.config.long('leader.imbalance.check.interval.seconds'),
+      },
+      zk,
+      createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.int('controller.socket.timeout.ms')),
+    });
+    this.controller = controller;
+    const apis = createKafkaApis({
+      brokerId: this.brokerId,
+      config: this.config,
+      clusterId: this.clusterId,
+      replicaManager,
+      metadataCache,
+      adminZk: new AdminZk(zk),
+      brokerRegistry: this.registry as BrokerRegistryZk,
+      controller,
+      brokerEpoch: () => this.brokerEpoch,
+      logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
+    });
+    const socketServer = new SocketServer(
+      {
+        brokerId: this.brokerId,
+        listeners: this.config.listeners,
+        advertisedListeners: this.config.advertisedListeners,
+        socketRequestMaxBytes: this.config.int('socket.request.max.bytes'),
+        connectionsMaxIdleMs: this.config.long('connections.max.idle.ms'),
+        maxInFlightRequestsPerConnection: this.config.int('queued.max.requests'),
+      },
+      new RequestDispatcher(apis),
+    );
+    await socketServer.startup();
+    this.socketServer = socketServer;
+    this.shutdownHooks.push(() => socketServer.shutdown());
   }
 
   private async initZkClient(): Promise<void> {
@@ -122,7 +203,8 @@ export class KafkaServer {
 
   /** The advertised endpoints, with an empty host replaced by this machine's name as Kafka does. */
   advertisedEndpoints(): EndPoint[] {
-    return this.config.advertisedListeners.map((e) => ({ ...e, host: e.host === '' ? os.hostname() : e.host }));
+    const endpoints = this.socketServer?.advertisedEndPoints() ?? this.config.advertisedListeners;
+    return endpoints.map((e) => ({ ...e, host: e.host === '' ? os.hostname() : e.host }));
   }
 
   private brokerInfo(): BrokerInfo {

@@ -10,6 +10,8 @@ const DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]
  */
 export class KafkaConfig {
   readonly values: ReadonlyMap<string, ConfigValue>;
+  /** The properties as supplied (file plus overrides), for parts that read Kafka's keys themselves. */
+  readonly originals: ReadonlyMap<string, string>;
   /** Supplied keys that no definition knows: Kafka warns about them and starts anyway. */
   readonly unknownKeys: readonly string[];
 
@@ -24,8 +26,9 @@ export class KafkaConfig {
   readonly logRetentionMs: number;
   readonly logRollMs: number;
 
-  private constructor(values: Map<string, ConfigValue>, unknownKeys: string[]) {
+  private constructor(values: Map<string, ConfigValue>, unknownKeys: string[], originals: ReadonlyMap<string, string>) {
     this.values = values;
+    this.originals = new Map(originals);
     this.unknownKeys = unknownKeys;
     this.brokerId = this.int('broker.id');
     this.logDirs = (this.stringOrNull('log.dirs') ?? this.string('log.dir')).split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -63,7 +66,7 @@ export class KafkaConfig {
       if (value !== null) validate(def, value, text ?? 'null');
       values.set(def.name, value);
     }
-    return new KafkaConfig(values, unknown);
+    return new KafkaConfig(values, unknown, props);
   }
 
   private checkRules(): void {

@@ -1,0 +1,57 @@
+import { ErrorCode } from '../../common/error-codes';
+import { ControlledShutdownRequest, ControlledShutdownResponse } from '../../protocol/apis/controlled-shutdown';
+import { LeaderAndIsrRequest, LeaderAndIsrResponse } from '../../protocol/apis/leader-and-isr';
+import { StopReplicaRequest, StopReplicaResponse } from '../../protocol/apis/stop-replica';
+import { UpdateMetadataRequest, UpdateMetadataResponse } from '../../protocol/apis/update-metadata';
+import { getLogger } from '../../common/logging/logging';
+import { ApiHandler } from '../network/api-handler';
+import { HandlerContext } from './handler-context';
+
+/**
+ * The controller's requests (LeaderAndIsr, UpdateMetadata, StopReplica) and the broker's ControlledShutdown
+ * request to the controller. A request from an older controller epoch, or for an older broker epoch of this
+ * broker, is refused as Kafka refuses it.
+ */
+export function createLeaderAndIsrHandler(ctx: HandlerContext): ApiHandler<LeaderAndIsrRequest, LeaderAndIsrResponse> {
+  return (request, context) => {
+    if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, partitionErrors: [] };
+    return ctx.replicaManager.becomeLeaderOrFollower(context.header.correlationId, request, context.header.apiVersion);
+  };
+}
+
+export function createUpdateMetadataHandler(ctx: HandlerContext): ApiHandler<UpdateMetadataRequest, UpdateMetadataResponse> {
+  const stateChangeLog = getLogger('state.change.logger', `[Broker id=${ctx.brokerId}] `);
+  return (request, context) => {
+    if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code };
+    if (request.controllerEpoch < ctx.replicaManager.controllerEpoch) {
+      stateChangeLog.warn(
+        `Received UpdateMetadata request with correlation id ${context.header.correlationId} from an old controller ${request.controllerId} with epoch ${request.controllerEpoch}. Latest known controller epoch is ${ctx.replicaManager.controllerEpoch}`,
+      );
+      return { errorCode: ErrorCode.STALE_CONTROLLER_EPOCH.code };
+    }
+    ctx.replicaManager.controllerEpoch = request.controllerEpoch;
+    const deleted = ctx.metadataCache.updateMetadata(context.header.correlationId, request, context.header.apiVersion);
+    ctx.replicaManager.forgetDeleted(deleted);
+    return { errorCode: 0 };
+  };
+}
+
+export function createStopReplicaHandler(ctx: HandlerContext): ApiHandler<StopReplicaRequest, StopReplicaResponse> {
+  return (request, context) => {
+    if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, partitionErrors: [] };
+    return ctx.replicaManager.stopReplicas(context.header.correlationId, request, context.header.apiVersion);
+  };
+}
+
+export function createControlledShutdownHandler(ctx: HandlerContext): ApiHandler<ControlledShutdownRequest, ControlledShutdownResponse> {
+  return async (request) => {
+    if (!ctx.controller.isActive) return { errorCode: ErrorCode.NOT_CONTROLLER.code, remainingPartitions: [] };
+    const result = await ctx.controller.controlledShutdown(request.brokerId, request.brokerEpoch);
+    return { errorCode: result.errorCode, remainingPartitions: result.remaining.map((tp) => ({ topicName: tp.topic, partitionIndex: tp.partition })) };
+  };
+}
+
+/** A request meant for an earlier registration of this broker (KIP-380); -1 means the sender does not know. */
+function staleBrokerEpoch(ctx: HandlerContext, requestEpoch: number): boolean {
+  return requestEpoch !== -1 && requestEpoch < ctx.brokerEpoch();
+}

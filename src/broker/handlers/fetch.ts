@@ -1,0 +1,104 @@
+import { ErrorCode } from '../../common/error-codes';
+import { KafkaError } from '../../common/kafka-error';
+import { getLogger } from '../../common/logging/logging';
+import { TopicPartition } from '../../common/topic-partition';
+import { FetchPartitionResponse, FetchRequest, FetchResponse } from '../../protocol/apis/fetch';
+import { downConvert } from '../../records';
+import { ApiHandler } from '../network/api-handler';
+import { HandlerContext } from './handler-context';
+
+const log = getLogger('kafka.server.ReplicaManager');
+
+interface Slot {
+  tp: TopicPartition;
+  fetchOffset: number;
+  partitionMaxBytes: number;
+  response: FetchPartitionResponse;
+}
+
+/**
+ * Fetch: whole stored batches as bytes from the leader's log, up to the high watermark for consumers and the
+ * log end offset for followers (replicaId >= 0, whose fetch offsets advance the leader's view of them). A fetch
+ * with less than minBytes waits up to maxWaitMs for appends (Kafka's DelayedFetch). Versions below 4 get the
+ * old message formats their clients understand.
+ */
+export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest, FetchResponse> {
+  return async (request, context) => {
+    const version = context.header.apiVersion;
+    const isFollower = request.replicaId >= 0;
+    const slots: Slot[] = request.topics.flatMap((t) =>
+      t.partitions.map((p) => ({
+        tp: { topic: t.topic, partition: p.partition },
+        fetchOffset: p.fetchOffset,
+        partitionMaxBytes: p.partitionMaxBytes,
+        response: emptyResponse(p.partition),
+      })),
+    );
+    if (isFollower) for (const s of slots) updateFollower(ctx, request.replicaId, s);
+    const deadline = Date.now() + Math.max(0, request.maxWaitMs);
+    for (;;) {
+      const bytes = readAll(ctx, slots, request, version, isFollower);
+      const hasError = slots.some((s) => s.response.errorCode !== 0);
+      if (bytes >= Math.max(request.minBytes, 1) || hasError || Date.now() >= deadline) break;
+      const changed = await ctx.replicaManager.watchers.waitForChange(slots.map((s) => s.tp), deadline - Date.now());
+      if (!changed) {
+        readAll(ctx, slots, request, version, isFollower);
+        break;
+      }
+    }
+    const byTopic = new Map<string, FetchPartitionResponse[]>();
+    for (const s of slots) {
+      let list = byTopic.get(s.tp.topic);
+      if (!list) byTopic.set(s.tp.topic, (list = []));
+      list.push(s.response);
+    }
+    return {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      sessionId: 0,
+      responses: [...byTopic].map(([topic, partitionResponses]) => ({ topic, partitionResponses })),
+    };
+  };
+}
+
+function emptyResponse(partition: number): FetchPartitionResponse {
+  return { partition, errorCode: 0, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: -1, recordSet: Buffer.alloc(0) };
+}
+
+/** A follower's fetch offset is its log end offset: the leader may move its high watermark and ISR. */
+function updateFollower(ctx: HandlerContext, replicaId: number, s: Slot): void {
+  const partition = ctx.replicaManager.getPartition(s.tp);
+  if (partition === undefined || !partition.isLeader) return;
+  const follower = partition.followers.get(replicaId);
+  if (follower === undefined) return;
+  follower.logEndOffset = s.fetchOffset;
+  if (s.fetchOffset >= partition.logEndOffset) follower.lastCaughtUpTimeMs = Date.now();
+  if (partition.maybeIncrementLeaderHW()) ctx.replicaManager.watchers.notify(s.tp);
+}
+
+function readAll(ctx: HandlerContext, slots: Slot[], request: FetchRequest, version: number, isFollower: boolean): number {
+  let total = 0;
+  const maxBytes = version >= 3 ? request.maxBytes : Number.MAX_SAFE_INTEGER;
+  for (const s of slots) {
+    s.response = emptyResponse(s.tp.partition);
+    try {
+      const partition = ctx.replicaManager.leaderPartition(s.tp);
+      const logRef = partition.log as NonNullable<typeof partition.log>;
+      const hw = partition.highWatermark;
+      s.response.highWatermark = hw;
+      s.response.lastStableOffset = hw;
+      s.response.logStartOffset = logRef.logStartOffset;
+      const budget = Math.min(s.partitionMaxBytes, Math.max(0, maxBytes - total));
+      if (budget <= 0 && total > 0) continue;
+      const data = logRef.read(s.fetchOffset, Math.max(budget, 1), isFollower ? undefined : hw, total === 0);
+      let records = data.records;
+      if (version < 4 && records.length > 0) records = downConvert(records, version < 2 ? 0 : 1, s.fetchOffset);
+      s.response.recordSet = records;
+      total += records.length;
+    } catch (err) {
+      s.response.errorCode = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
+      if (!(err instanceof KafkaError)) log.error(`Error processing fetch with max size ${s.partitionMaxBytes} from consumer on partition ${s.tp.topic}-${s.tp.partition}`, err);
+    }
+  }
+  return total;
+}

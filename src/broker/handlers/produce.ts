@@ -1,0 +1,80 @@
+import { ErrorCode } from '../../common/error-codes';
+import { KafkaError } from '../../common/kafka-error';
+import { getLogger } from '../../common/logging/logging';
+import { TopicPartition } from '../../common/topic-partition';
+import { ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../../protocol/apis/produce';
+import { ApiHandler, CLOSE_CONNECTION, NO_RESPONSE } from '../network/api-handler';
+import { HandlerContext } from './handler-context';
+
+const log = getLogger('kafka.server.ReplicaManager');
+
+interface Pending {
+  tp: TopicPartition;
+  response: ProducePartitionResponse;
+  /** The offset every ISR member must have for acks=-1 (last offset + 1). */
+  requiredOffset: number;
+}
+
+/**
+ * Produce: each partition's batch goes to its leader's log as bytes. acks=0 gets no response at all (and a
+ * closed connection if anything failed, so the client refreshes its metadata); acks=1 answers after the
+ * leader's append; acks=-1 waits until the high watermark passes the batch or the request times out.
+ */
+export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceRequest, ProduceResponse> {
+  return async (request) => {
+    const acks = request.acks;
+    const pending: Pending[] = [];
+    const byTopic = new Map<string, ProducePartitionResponse[]>();
+    for (const topic of request.topicData) {
+      const list: ProducePartitionResponse[] = [];
+      byTopic.set(topic.name, list);
+      for (const pd of topic.partitionData) {
+        const response: ProducePartitionResponse = { index: pd.index, errorCode: 0, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1 };
+        list.push(response);
+        const tp = { topic: topic.name, partition: pd.index };
+        if (acks !== 0 && acks !== 1 && acks !== -1) {
+          response.errorCode = ErrorCode.INVALID_REQUIRED_ACKS.code;
+          continue;
+        }
+        try {
+          if (pd.records === null || pd.records.length === 0) throw new KafkaError('CORRUPT_MESSAGE', 'Produce request has no records');
+          const partition = ctx.replicaManager.leaderPartition(tp);
+          const info = await partition.appendRecordsToLeader(pd.records, acks);
+          response.baseOffset = info.firstOffset;
+          response.logAppendTimeMs = info.logAppendTime;
+          response.logStartOffset = info.logStartOffset;
+          ctx.replicaManager.watchers.notify(tp);
+          pending.push({ tp, response, requiredOffset: info.lastOffset + 1 });
+        } catch (err) {
+          response.errorCode = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
+          if (!(err instanceof KafkaError)) log.error(`Error processing append operation on partition ${topic.name}-${pd.index}`, err);
+        }
+      }
+    }
+    const responses = [...byTopic].map(([name, partitionResponses]) => ({ name, partitionResponses }));
+    if (acks === 0) return responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== 0)) ? CLOSE_CONNECTION : NO_RESPONSE;
+    if (acks === -1) await awaitReplication(ctx, pending, request.timeoutMs);
+    return { responses, throttleTimeMs: 0 };
+  };
+}
+
+/** Kafka's DelayedProduce: done when every partition's high watermark reaches its batch, or at the timeout. */
+async function awaitReplication(ctx: HandlerContext, pending: Pending[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const waiting = pending.filter((p) => {
+      const partition = ctx.replicaManager.getPartition(p.tp);
+      if (partition === undefined || !partition.isLeader) {
+        p.response.errorCode = ErrorCode.NOT_LEADER_OR_FOLLOWER.code;
+        return false;
+      }
+      return partition.highWatermark < p.requiredOffset;
+    });
+    if (waiting.length === 0) return;
+    const changed = await ctx.replicaManager.watchers.waitForChange(waiting.map((p) => p.tp), deadline - Date.now());
+    if (!changed && Date.now() >= deadline) {
+      for (const p of waiting) if (p.response.errorCode === 0) p.response.errorCode = ErrorCode.REQUEST_TIMED_OUT.code;
+      return;
+    }
+  }
+}

@@ -1,0 +1,271 @@
+import { Socket, connect } from 'node:net';
+import { KafkaError } from '../common/kafka-error';
+import { getLogger } from '../common/logging/logging';
+import { ApiDefinition } from '../protocol/api-definition';
+import { ApiVersionsApi, ApiVersionsResponse } from '../protocol/apis/api-versions';
+import { FrameDecoder } from '../protocol/framing';
+import { writeRequestHeader } from '../protocol/headers';
+import { ByteReader } from '../protocol/primitives/byte-reader';
+import { ByteWriter } from '../protocol/primitives/byte-writer';
+
+export interface BrokerConnectionOptions {
+  host: string;
+  port: number;
+  /** The node id this connection talks to (-1 for a bootstrap address), for log lines. */
+  nodeId?: number;
+  clientId?: string;
+  /** request.timeout.ms: a request without a response by then fails and the connection is closed (as Kafka's NetworkClient does). */
+  requestTimeoutMs?: number;
+  /** socket.connection.setup.timeout.ms. */
+  connectTimeoutMs?: number;
+  /** max.in.flight.requests.per.connection: further requests queue until a response frees a slot. */
+  maxInFlightRequests?: number;
+  /** Largest response frame accepted (a bigger size prefix is a protocol error and closes the connection). */
+  maxResponseBytes?: number;
+}
+
+export interface SendOptions {
+  /** API version to use; default: the highest both sides support (after negotiate()), else the API's max. */
+  version?: number;
+  /** false for requests that get no response (Produce acks=0): resolves once written. */
+  expectResponse?: boolean;
+  /** Overrides requestTimeoutMs for this request (e.g. a long-polling Fetch). */
+  timeoutMs?: number;
+}
+
+interface InFlight {
+  api: ApiDefinition;
+  version: number;
+  resolve: (body: unknown) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+interface Queued {
+  start: () => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * One TCP connection to one broker (the piece of Kafka's NetworkClient/Selector that owns a KafkaChannel).
+ * Correlation ids are per connection, starting at 0 and wrapping at 2^31-1; responses are matched by id. At most
+ * `maxInFlightRequests` are outstanding; others wait in FIFO order. Each request has a timeout; a timeout, a
+ * malformed response or a socket error fails every outstanding request and closes the connection, after which the
+ * owner opens a new one. Record batches travel as Buffers in both directions (never parsed here).
+ */
+export class BrokerConnection {
+  private socket: Socket | undefined;
+  private connecting: Promise<void> | undefined;
+  private readonly inFlight = new Map<number, InFlight>();
+  private readonly queue: Queued[] = [];
+  private nextCorrelationId = 0;
+  /** Requests started and not yet answered (or written, when no response is expected). */
+  private active = 0;
+  private closedError: Error | undefined;
+  private brokerVersions: Map<number, { min: number; max: number }> | undefined;
+  private readonly logger;
+  readonly options: Required<BrokerConnectionOptions>;
+
+  constructor(options: BrokerConnectionOptions) {
+    this.options = {
+      nodeId: -1,
+      clientId: 'kafka-ts',
+      requestTimeoutMs: 30000,
+      connectTimeoutMs: 10000,
+      maxInFlightRequests: 5,
+      maxResponseBytes: 1 << 30,
+      ...options,
+    };
+    this.logger = getLogger('org.apache.kafka.clients.NetworkClient', `[Connection to node ${this.options.nodeId} (${options.host}:${options.port})] `);
+  }
+
+  get isConnected(): boolean {
+    return this.socket !== undefined && this.closedError === undefined;
+  }
+
+  get isClosed(): boolean {
+    return this.closedError !== undefined;
+  }
+
+  get inFlightCount(): number {
+    return this.active;
+  }
+
+  /** Opens the socket (idempotent). */
+  connect(): Promise<void> {
+    if (this.closedError !== undefined) return Promise.reject(this.closedError);
+    if (this.socket !== undefined) return Promise.resolve();
+    if (this.connecting !== undefined) return this.connecting;
+    this.connecting = new Promise<void>((resolve, reject) => {
+      const socket = connect({ host: this.options.host, port: this.options.port });
+      socket.setNoDelay(true);
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new KafkaError('NETWORK_EXCEPTION', `Connection to ${this.options.host}:${this.options.port} timed out after ${this.options.connectTimeoutMs} ms`));
+      }, this.options.connectTimeoutMs);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        this.attach(socket);
+        resolve();
+      });
+      socket.once('error', (e) => {
+        clearTimeout(timer);
+        const err = new KafkaError('NETWORK_EXCEPTION', `Connection to ${this.options.host}:${this.options.port} failed: ${e.message}`, { cause: e });
+        this.fail(err);
+        reject(err);
+      });
+    });
+    return this.connecting;
+  }
+
+  private attach(socket: Socket): void {
+    this.socket = socket;
+    const decoder = new FrameDecoder(this.options.maxResponseBytes);
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        decoder.push(chunk, (frame) => this.onResponse(frame));
+      } catch (e) {
+        this.fail(new KafkaError('NETWORK_EXCEPTION', `Invalid response from node ${this.options.nodeId}: ${(e as Error).message}`, { cause: e }));
+      }
+    });
+    socket.on('error', (e) => this.fail(new KafkaError('NETWORK_EXCEPTION', `Connection to node ${this.options.nodeId} failed: ${e.message}`, { cause: e })));
+    socket.on('close', () => this.fail(new KafkaError('NETWORK_EXCEPTION', `Connection to node ${this.options.nodeId} was disconnected before the response was read`)));
+  }
+
+  /**
+   * ApiVersions handshake: v3 first, then v0 if the broker answers UNSUPPORTED_VERSION (KIP-511's fallback).
+   * Afterwards send() picks, per API, the highest version both sides support.
+   */
+  async negotiate(): Promise<ApiVersionsResponse> {
+    let response = await this.send(ApiVersionsApi, { clientSoftwareName: 'kafka-ts', clientSoftwareVersion: '0.1.0' }, { version: 3 });
+    if (response.errorCode === 35) response = await this.send(ApiVersionsApi, { clientSoftwareName: '', clientSoftwareVersion: '' }, { version: 0 });
+    if (response.errorCode !== 0) throw new KafkaError('UNSUPPORTED_VERSION', `ApiVersions failed with error code ${response.errorCode}`);
+    this.brokerVersions = new Map(response.apiKeys.map((k) => [k.apiKey, { min: k.minVersion, max: k.maxVersion }]));
+    return response;
+  }
+
+  /** Highest version of `api` usable with this broker (after negotiate()), or the API's own max. */
+  versionFor(api: ApiDefinition): number {
+    const broker = this.brokerVersions?.get(api.key);
+    if (this.brokerVersions === undefined) return api.maxVersion;
+    if (broker === undefined || broker.max < api.minVersion || broker.min > api.maxVersion) {
+      throw new KafkaError('UNSUPPORTED_VERSION', `Node ${this.options.nodeId} does not support ${api.name} ${api.minVersion}-${api.maxVersion}`);
+    }
+    return Math.min(broker.max, api.maxVersion);
+  }
+
+  send<Req, Res>(api: ApiDefinition<Req, Res>, body: Req, options: SendOptions = {}): Promise<Res> {
+    const def = api as unknown as ApiDefinition;
+    return new Promise<Res>((resolve, reject) => {
+      const start = (): void => {
+        this.active++;
+        const done = (): void => {
+          this.active--;
+          this.startQueued();
+        };
+        this.write(
+          def,
+          body,
+          options,
+          (b) => {
+            done();
+            (resolve as (b: unknown) => void)(b);
+          },
+          (e) => {
+            done();
+            reject(e);
+          },
+        );
+      };
+      if (this.closedError !== undefined) {
+        reject(this.closedError);
+        return;
+      }
+      if (this.active >= this.options.maxInFlightRequests) this.queue.push({ start, reject });
+      else start();
+    });
+  }
+
+  private write(api: ApiDefinition, body: unknown, options: SendOptions, resolve: (b: unknown) => void, reject: (e: Error) => void): void {
+    this.connect().then(
+      () => {
+        let version: number;
+        try {
+          version = options.version ?? this.versionFor(api);
+        } catch (e) {
+          reject(e as Error);
+          return;
+        }
+        const correlationId = this.nextCorrelationId;
+        this.nextCorrelationId = this.nextCorrelationId === 0x7fffffff ? 0 : this.nextCorrelationId + 1;
+        const w = new ByteWriter(256);
+        w.int32(0);
+        writeRequestHeader(w, { apiKey: api.key, apiVersion: version, correlationId, clientId: this.options.clientId }, api.requestHeaderVersion(version));
+        try {
+          api.encodeRequest(version, w, body);
+        } catch (e) {
+          reject(e as Error);
+          return;
+        }
+        w.patchInt32(0, w.length - 4);
+        const socket = this.socket as Socket;
+        const chunks = w.toChunks();
+        const expectResponse = options.expectResponse ?? true;
+        if (expectResponse) {
+          const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+          const timer = setTimeout(() => {
+            this.fail(new KafkaError('REQUEST_TIMED_OUT', `${api.name} request (correlation id ${correlationId}) to node ${this.options.nodeId} timed out after ${timeoutMs} ms`));
+          }, timeoutMs);
+          this.inFlight.set(correlationId, { api, version, resolve, reject, timer });
+        }
+        if (chunks.length > 1) socket.cork();
+        for (const c of chunks) socket.write(c);
+        if (chunks.length > 1) socket.uncork();
+        if (!expectResponse) resolve(undefined);
+      },
+      (e: Error) => reject(e),
+    );
+  }
+
+  private onResponse(frame: Buffer): void {
+    const r = new ByteReader(frame);
+    const correlationId = r.int32();
+    const pending = this.inFlight.get(correlationId);
+    if (pending === undefined) {
+      this.fail(new KafkaError('NETWORK_EXCEPTION', `Response with unknown correlation id ${correlationId} from node ${this.options.nodeId}`));
+      return;
+    }
+    this.inFlight.delete(correlationId);
+    clearTimeout(pending.timer);
+    try {
+      // The correlation id is already read; flexible response headers (v1) carry a tag section after it.
+      if (pending.api.responseHeaderVersion(pending.version) >= 1) r.skipTaggedFields();
+      pending.resolve(pending.api.decodeResponse(pending.version, r));
+    } catch (e) {
+      pending.reject(new KafkaError('NETWORK_EXCEPTION', `Malformed ${pending.api.name} response: ${(e as Error).message}`, { cause: e }));
+    }
+  }
+
+  private startQueued(): void {
+    while (this.queue.length > 0 && this.active < this.options.maxInFlightRequests && this.closedError === undefined) {
+      (this.queue.shift() as Queued).start();
+    }
+  }
+
+  private fail(error: Error): void {
+    if (this.closedError !== undefined) return;
+    this.closedError = error;
+    this.logger.debug(`Closing connection: ${error.message}`);
+    this.socket?.destroy();
+    for (const p of this.inFlight.values()) {
+      clearTimeout(p.timer);
+      p.reject(error);
+    }
+    this.inFlight.clear();
+    for (const q of this.queue.splice(0)) q.reject(error);
+  }
+
+  close(): void {
+    this.fail(new KafkaError('NETWORK_EXCEPTION', `Connection to node ${this.options.nodeId} closed by the client`));
+  }
+}

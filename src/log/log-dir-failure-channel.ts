@@ -1,0 +1,46 @@
+import { getLogger } from '../common/logging/logging';
+import { KafkaError } from '../common/kafka-error';
+
+/**
+ * Where an I/O failure in a log dir is reported (Kafka's LogDirFailureChannel). The first failure of a dir
+ * marks it offline and notifies the listeners (the LogManager takes the dir's logs offline; the broker will
+ * later tell the controller). Nothing is retried: an offline dir stays offline until restart.
+ */
+export type LogDirFailureListener = (logDir: string) => void;
+
+const logger = getLogger('kafka.server.LogDirFailureChannel');
+
+export class LogDirFailureChannel {
+  private readonly offline = new Set<string>();
+  private readonly listeners: LogDirFailureListener[] = [];
+
+  onFailure(listener: LogDirFailureListener): void {
+    this.listeners.push(listener);
+  }
+
+  isOffline(logDir: string): boolean {
+    return this.offline.has(logDir);
+  }
+
+  offlineLogDirs(): string[] {
+    return [...this.offline];
+  }
+
+  maybeAddOfflineLogDir(logDir: string, message: string, error: unknown): void {
+    logger.error(message, error);
+    if (this.offline.has(logDir)) return;
+    this.offline.add(logDir);
+    for (const l of this.listeners) l(logDir);
+  }
+}
+
+/** An fs error (errno-style `code`) as opposed to a bug or a Kafka error. */
+export function isIoError(err: unknown): boolean {
+  if (err instanceof KafkaError) return false;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
+}
+
+export function storageError(message: string, cause?: unknown): KafkaError {
+  return new KafkaError('KAFKA_STORAGE_ERROR', message, { cause });
+}

@@ -1,0 +1,374 @@
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { KafkaError } from '../common/kafka-error';
+import { getLogger } from '../common/logging/logging';
+import { Clock } from '../common/time';
+import { ScheduledTask, Scheduler } from '../common/scheduler';
+import {
+  CLEAN_SHUTDOWN_FILE,
+  DELETE_DIR_SUFFIX,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  REPLICATION_OFFSET_CHECKPOINT_FILE,
+  isDeleteDirName,
+  isFutureDirName,
+  logDirName,
+  parseTopicPartitionName,
+} from './log-file-names';
+import { LogConfig } from './log-config';
+import { LogDirFailureChannel, isIoError } from './log-dir-failure-channel';
+import { Log } from './log';
+import { LogManagerConfig } from './log-manager-config';
+import { OffsetCheckpointFile, PartitionOffset } from './offset-checkpoint-file';
+import { TopicPartition, topicPartitionString } from './topic-partition';
+
+/**
+ * All partition logs of this broker across log.dirs (Kafka's LogManager). It loads and recovers the logs at
+ * startup, places new partitions in the live log dir holding the fewest, runs the periodic tasks (retention,
+ * flush, checkpoints), and takes a log dir offline when its disk fails while the other dirs keep serving.
+ *
+ * Per log dir it keeps recovery-point-offset-checkpoint, log-start-offset-checkpoint and
+ * replication-offset-checkpoint, and writes `.kafka_cleanshutdown` after a clean shutdown so the next start
+ * skips recovery.
+ */
+export interface LogManagerParams {
+  readonly config: LogManagerConfig;
+  /** Config for logs of topics without an entry in `topicConfigs`. */
+  readonly defaultConfig: LogConfig;
+  /** Per-topic configs known at startup (topic overrides merged over the defaults). */
+  readonly topicConfigs?: ReadonlyMap<string, LogConfig>;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  readonly failureChannel?: LogDirFailureChannel;
+}
+
+export class LogManager {
+  readonly failureChannel: LogDirFailureChannel;
+  private readonly logger = getLogger('kafka.log.LogManager');
+  private readonly logs = new Map<string, Log>();
+  private readonly topicConfigs: Map<string, LogConfig>;
+  private readonly tasks: ScheduledTask[] = [];
+  private readonly liveDirs: Set<string>;
+  private defaultConfigValue: LogConfig;
+  private started = false;
+
+  constructor(private readonly p: LogManagerParams) {
+    this.failureChannel = p.failureChannel ?? new LogDirFailureChannel();
+    this.topicConfigs = new Map(p.topicConfigs ?? []);
+    this.defaultConfigValue = p.defaultConfig;
+    this.liveDirs = new Set(p.config.logDirs.map((d) => path.resolve(d)));
+    this.failureChannel.onFailure((dir) => this.handleLogDirFailure(dir));
+  }
+
+  get defaultConfig(): LogConfig {
+    return this.defaultConfigValue;
+  }
+
+  liveLogDirs(): string[] {
+    return [...this.liveDirs];
+  }
+
+  offlineLogDirs(): string[] {
+    return this.p.config.logDirs.map((d) => path.resolve(d)).filter((d) => !this.liveDirs.has(d));
+  }
+
+  /** Creates missing log dirs, loads every log (recovering after an unclean shutdown), and starts the periodic tasks. */
+  async startup(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    for (const dir of this.liveLogDirs()) {
+      try {
+        fs.mkdirSync(dir, { recursive: true });
+        this.loadLogDir(dir);
+      } catch (err) {
+        if (!isIoError(err)) throw err;
+        this.failureChannel.maybeAddOfflineLogDir(dir, `Error while loading log dir ${dir}`, err);
+      }
+    }
+    this.scheduleTasks();
+  }
+
+  getLog(tp: TopicPartition): Log | undefined {
+    return this.logs.get(topicPartitionString(tp));
+  }
+
+  allLogs(): Log[] {
+    return [...this.logs.values()];
+  }
+
+  logsByDir(dir: string): Log[] {
+    return this.allLogs().filter((l) => l.parentDir === dir);
+  }
+
+  /** The config a log of `topic` gets: its topic config if known, else the broker default. */
+  configForTopic(topic: string): LogConfig {
+    return this.topicConfigs.get(topic) ?? this.defaultConfigValue;
+  }
+
+  /**
+   * Returns the partition's log, creating it in the live log dir with the fewest partitions if absent (Kafka's
+   * nextLogDirs). Throws KAFKA_STORAGE_ERROR when no log dir is usable.
+   */
+  getOrCreateLog(tp: TopicPartition, config?: LogConfig): Log {
+    const existing = this.getLog(tp);
+    if (existing !== undefined) return existing;
+    if (config !== undefined) this.topicConfigs.set(tp.topic, config);
+    const effective = this.configForTopic(tp.topic);
+    for (const dir of this.nextLogDirs()) {
+      const logDir = path.join(dir, logDirName(tp));
+      try {
+        const log = Log.open({ dir: logDir, config: effective, clock: this.p.clock, scheduler: this.p.scheduler, failureChannel: this.failureChannel, hadCleanShutdown: true });
+        this.logs.set(topicPartitionString(tp), log);
+        this.logger.info(`Created log for partition ${topicPartitionString(tp)} in ${logDir} with properties {${this.describeOverrides(effective)}}`);
+        return log;
+      } catch (err) {
+        if (!isIoError(err)) throw err;
+        this.failureChannel.maybeAddOfflineLogDir(dir, `Error while creating log for ${topicPartitionString(tp)} in dir ${dir}`, err);
+      }
+    }
+    throw new KafkaError('KAFKA_STORAGE_ERROR', `Can not create log for ${topicPartitionString(tp)} because all log dirs have failed`);
+  }
+
+  /**
+   * Removes a partition's log (StopReplica with delete / topic deletion): the directory is renamed to
+   * `<topic>-<partition>.<uuid>-delete` at once and removed after file.delete.delay.ms.
+   */
+  async asyncDelete(tp: TopicPartition): Promise<void> {
+    const key = topicPartitionString(tp);
+    const log = this.logs.get(key);
+    if (log === undefined) return;
+    this.logs.delete(key);
+    await log.close();
+    const target = path.join(log.parentDir, `${logDirName(tp)}.${crypto.randomUUID().replace(/-/g, '')}${DELETE_DIR_SUFFIX}`);
+    try {
+      fs.renameSync(log.dir, target);
+    } catch (err) {
+      if (isIoError(err)) this.failureChannel.maybeAddOfflineLogDir(log.parentDir, `Error while renaming dir for ${key} in log dir ${log.parentDir}`, err);
+      throw err;
+    }
+    this.logger.info(`Log for partition ${key} is renamed to ${target} and is scheduled for deletion`);
+    this.scheduleDirDeletion(target);
+  }
+
+  /** Applies a topic's new config (topic overrides changed at run time) to its logs. */
+  updateTopicConfig(topic: string, config: LogConfig): void {
+    this.topicConfigs.set(topic, config);
+    for (const log of this.logs.values()) if (log.topicPartition.topic === topic) log.updateConfig(config);
+  }
+
+  /** Applies new broker defaults to every log without a topic config. */
+  updateDefaultConfig(config: LogConfig): void {
+    this.defaultConfigValue = config;
+    for (const log of this.logs.values()) if (!this.topicConfigs.has(log.topicPartition.topic)) log.updateConfig(config);
+  }
+
+  /** One retention pass over all live logs (the kafka-log-retention task). Returns the number of segments deleted. */
+  async cleanupLogs(): Promise<number> {
+    const start = this.p.clock.nowMs();
+    let total = 0;
+    this.logger.debug('Beginning log cleanup...');
+    for (const log of this.allLogs()) {
+      if (log.isOffline) continue;
+      try {
+        total += await log.deleteOldSegments();
+      } catch (err) {
+        this.logger.error(`Error while deleting old segments of ${log.toString()}`, err);
+      }
+    }
+    this.logger.debug(`Log cleanup completed. ${total} files deleted in ${(this.p.clock.nowMs() - start) / 1000} seconds`);
+    return total;
+  }
+
+  /** Flushes logs whose flush.ms elapsed (the kafka-log-flusher task). */
+  async flushDirtyLogs(): Promise<void> {
+    const now = this.p.clock.nowMs();
+    for (const log of this.allLogs()) {
+      if (log.isOffline) continue;
+      try {
+        if (now - log.lastFlushTime >= log.config.flushMs) await log.flush();
+      } catch (err) {
+        this.logger.error(`Error flushing topic ${log.topicPartition.topic}`, err);
+      }
+    }
+  }
+
+  checkpointRecoveryOffsets(): void {
+    this.writeCheckpoints(RECOVERY_POINT_CHECKPOINT_FILE, (log) => ({ topicPartition: log.topicPartition, offset: log.recoveryPoint }));
+  }
+
+  /** Only partitions whose start offset is above their first segment's base offset are written (Kafka 2.x). */
+  checkpointLogStartOffsets(): void {
+    this.writeCheckpoints(LOG_START_OFFSET_CHECKPOINT_FILE, (log) =>
+      log.logStartOffset > log.firstSegmentBaseOffset() ? { topicPartition: log.topicPartition, offset: log.logStartOffset } : undefined,
+    );
+  }
+
+  checkpointHighWatermarks(): void {
+    this.writeCheckpoints(REPLICATION_OFFSET_CHECKPOINT_FILE, (log) => ({ topicPartition: log.topicPartition, offset: log.highWatermark }));
+  }
+
+  /** The high watermarks saved in a log dir's replication-offset-checkpoint (for the broker at startup). */
+  readHighWatermarks(dir: string): Map<string, number> {
+    return new OffsetCheckpointFile(path.join(path.resolve(dir), REPLICATION_OFFSET_CHECKPOINT_FILE)).read();
+  }
+
+  /**
+   * Clean shutdown: stop the tasks, flush and close every log, write the checkpoints, then mark each live dir
+   * with `.kafka_cleanshutdown` so the next startup skips recovery.
+   */
+  async shutdown(): Promise<void> {
+    this.logger.info('Shutting down.');
+    for (const t of this.tasks.splice(0)) t.cancel();
+    for (const dir of this.liveLogDirs()) {
+      const logs = this.logsByDir(dir);
+      try {
+        for (const log of logs) {
+          await log.flush();
+          await log.close();
+        }
+        if (!this.liveDirs.has(dir)) continue;
+        this.writeDirCheckpoints(dir);
+        fs.writeFileSync(path.join(dir, CLEAN_SHUTDOWN_FILE), '');
+      } catch (err) {
+        if (!isIoError(err) && !(err instanceof KafkaError)) throw err;
+        this.logger.error(`Error while shutting down logs in dir ${dir}`, err);
+      }
+    }
+    for (const log of this.allLogs()) if (!this.liveDirs.has(log.parentDir)) await log.close();
+    this.logs.clear();
+    this.logger.info('Shutdown complete.');
+  }
+
+  // ---- internals ----
+
+  private loadLogDir(dir: string): void {
+    const start = this.p.clock.nowMs();
+    const cleanShutdownFile = path.join(dir, CLEAN_SHUTDOWN_FILE);
+    const hadCleanShutdown = fs.existsSync(cleanShutdownFile);
+    if (hadCleanShutdown) this.logger.info(`Skipping recovery for all logs in ${dir} since clean shutdown file was found`);
+    else this.logger.info(`Attempting recovery for all logs in ${dir} since no clean shutdown file was found`);
+    const recoveryPoints = this.readCheckpoint(dir, RECOVERY_POINT_CHECKPOINT_FILE);
+    const logStartOffsets = this.readCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT_FILE);
+    const highWatermarks = this.readCheckpoint(dir, REPLICATION_OFFSET_CHECKPOINT_FILE);
+    const entries = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
+    let loaded = 0;
+    for (const entry of entries) {
+      const logDir = path.join(dir, entry.name);
+      if (isDeleteDirName(entry.name)) {
+        this.scheduleDirDeletion(logDir);
+        continue;
+      }
+      if (isFutureDirName(entry.name)) {
+        this.logger.warn(`Ignoring future replica directory ${logDir}: moving replicas between log dirs is not supported`);
+        continue;
+      }
+      const tp = parseTopicPartitionName(entry.name);
+      if (tp === undefined) continue;
+      const key = topicPartitionString(tp);
+      if (this.logs.has(key)) {
+        throw new Error(`Duplicate log directories for ${key} are found in both ${this.logs.get(key)?.dir} and ${logDir}. It is likely because log directory failure happened while broker was replacing current replica with future replica. Recover broker from this failure by manually deleting one of the two directories for this partition. It is recommended to delete the partition in the log directory that is known to have failed recently.`);
+      }
+      const log = Log.open({
+        dir: logDir,
+        config: this.configForTopic(tp.topic),
+        clock: this.p.clock,
+        scheduler: this.p.scheduler,
+        failureChannel: this.failureChannel,
+        hadCleanShutdown,
+        recoveryPoint: recoveryPoints.get(key) ?? 0,
+        logStartOffset: logStartOffsets.get(key) ?? 0,
+        highWatermark: highWatermarks.get(key) ?? 0,
+      });
+      this.logs.set(key, log);
+      loaded++;
+    }
+    if (hadCleanShutdown) fs.rmSync(cleanShutdownFile, { force: true });
+    this.logger.info(`Loaded ${loaded} logs in ${this.p.clock.nowMs() - start}ms. (dir ${dir})`);
+  }
+
+  private readCheckpoint(dir: string, name: string): Map<string, number> {
+    try {
+      return new OffsetCheckpointFile(path.join(dir, name)).read();
+    } catch (err) {
+      if (isIoError(err)) throw err;
+      this.logger.warn(`Error occurred while reading ${name} file of directory ${dir}, resetting to the base offset of the first segment`, err);
+      return new Map();
+    }
+  }
+
+  private scheduleTasks(): void {
+    const c = this.p.config;
+    const s = this.p.scheduler;
+    const delay = c.initialTaskDelayMs;
+    this.logger.info(`Starting log cleanup with a period of ${c.retentionCheckIntervalMs} ms.`);
+    this.tasks.push(s.schedule('kafka-log-retention', () => this.cleanupLogs().then(() => undefined), delay, c.retentionCheckIntervalMs));
+    this.logger.info(`Starting log flusher with a default period of ${c.flushCheckIntervalMs} ms.`);
+    this.tasks.push(s.schedule('kafka-log-flusher', () => this.flushDirtyLogs(), delay, c.flushCheckIntervalMs));
+    this.tasks.push(s.schedule('kafka-recovery-point-checkpoint', () => this.checkpointRecoveryOffsets(), delay, c.flushRecoveryOffsetCheckpointIntervalMs));
+    this.tasks.push(s.schedule('kafka-log-start-offset-checkpoint', () => this.checkpointLogStartOffsets(), delay, c.flushStartOffsetCheckpointIntervalMs));
+    this.tasks.push(s.schedule('highwatermark-checkpoint', () => this.checkpointHighWatermarks(), c.highWatermarkCheckpointIntervalMs, c.highWatermarkCheckpointIntervalMs));
+  }
+
+  private scheduleDirDeletion(dir: string): void {
+    const remove = (): void => {
+      try {
+        fs.rmSync(dir, { recursive: true, force: true });
+        this.logger.info(`Deleted log for partition ${path.basename(dir)} in ${dir}.`);
+      } catch (err) {
+        this.logger.error(`Exception while deleting ${dir}`, err);
+      }
+    };
+    try {
+      this.tasks.push(this.p.scheduler.schedule('kafka-delete-logs', remove, this.p.config.fileDeleteDelayMs));
+    } catch {
+      remove();
+    }
+  }
+
+  /** Live log dirs ordered by how many partitions they hold, fewest first (stable for ties). */
+  private nextLogDirs(): string[] {
+    const counts = new Map<string, number>();
+    for (const dir of this.liveDirs) counts.set(dir, 0);
+    for (const log of this.logs.values()) if (counts.has(log.parentDir)) counts.set(log.parentDir, (counts.get(log.parentDir) ?? 0) + 1);
+    return [...counts.entries()].sort((a, b) => a[1] - b[1]).map(([d]) => d);
+  }
+
+  private writeCheckpoints(name: string, entry: (log: Log) => PartitionOffset | undefined): void {
+    for (const dir of this.liveLogDirs()) {
+      const entries: PartitionOffset[] = [];
+      for (const log of this.logsByDir(dir)) {
+        const e = entry(log);
+        if (e !== undefined) entries.push(e);
+      }
+      try {
+        new OffsetCheckpointFile(path.join(dir, name)).write(entries);
+      } catch (err) {
+        if (!isIoError(err)) throw err;
+        this.failureChannel.maybeAddOfflineLogDir(dir, `Disk error while writing to ${name} file in directory ${dir}`, err);
+      }
+    }
+  }
+
+  private writeDirCheckpoints(dir: string): void {
+    const logs = this.logsByDir(dir);
+    new OffsetCheckpointFile(path.join(dir, RECOVERY_POINT_CHECKPOINT_FILE)).write(logs.map((l) => ({ topicPartition: l.topicPartition, offset: l.recoveryPoint })));
+    new OffsetCheckpointFile(path.join(dir, LOG_START_OFFSET_CHECKPOINT_FILE)).write(
+      logs.filter((l) => l.logStartOffset > l.firstSegmentBaseOffset()).map((l) => ({ topicPartition: l.topicPartition, offset: l.logStartOffset })),
+    );
+    new OffsetCheckpointFile(path.join(dir, REPLICATION_OFFSET_CHECKPOINT_FILE)).write(logs.map((l) => ({ topicPartition: l.topicPartition, offset: l.highWatermark })));
+  }
+
+  private handleLogDirFailure(dir: string): void {
+    const resolved = path.resolve(dir);
+    if (!this.liveDirs.delete(resolved)) return;
+    const affected = this.logsByDir(resolved);
+    for (const log of affected) log.markOffline();
+    this.logger.error(`Stopped serving ${affected.length} partition(s) in offline log dir ${resolved}: ${affected.map((l) => topicPartitionString(l.topicPartition)).join(',')}`);
+    if (this.liveDirs.size === 0) this.logger.error('Shutdown broker because all log dirs in ' + this.p.config.logDirs.join(', ') + ' have failed');
+  }
+
+  private describeOverrides(config: LogConfig): string {
+    return config.overriddenKeys.map((k) => `${k}=${config.originals[k]}`).join(', ');
+  }
+}

@@ -1,0 +1,708 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { KafkaError } from '../common/kafka-error';
+import { getLogger, Logger } from '../common/logging/logging';
+import { Clock } from '../common/time';
+import { Scheduler } from '../common/scheduler';
+import { batchesIn } from '../records/record-batch';
+import { DELETED_FILE_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
+import { LeaderEpochFileCache } from './leader-epoch-file-cache';
+import { isDeletePolicy, LogConfig } from './log-config';
+import { LogDirFailureChannel, isIoError, storageError } from './log-dir-failure-channel';
+import { loadLog, segmentOpenOptions } from './log-loader';
+import { LogSegment } from './log-segment';
+import { LogSegments } from './log-segments';
+import { AppendOrigin, ValidatedRecords, validateAndAssignOffsets, validateFollowerRecords } from './log-validator';
+import { SerialQueue } from './serial-queue';
+import { TopicPartition } from './topic-partition';
+
+/**
+ * One partition's log: an ordered set of segments in `<log dir>/<topic>-<partition>`, with the log end offset
+ * (LEO), log start offset, high watermark and recovery point.
+ *
+ * Concurrency: appends, truncations, rolls, retention and start-offset moves run one at a time through a
+ * per-log SerialQueue, so offsets and file writes never interleave. An append is validated and given its
+ * offsets under the queue, then its bytes join a per-log write pipeline: one positional writev at a time on
+ * libuv's thread pool, coalescing whatever appends queued up meanwhile, in offset order. So the CPU work of the
+ * next append (CRC-32C) overlaps the copy of the previous one into the page cache. The log end offset moves
+ * when a write completes; reads, which take no lock, see only written bytes. Truncation, explicit rolls,
+ * retention and close first wait for the pipeline to drain. fsync is asynchronous and never blocks appends.
+ *
+ * I/O errors (EIO, ENOSPC, ...) mark the log dir offline through the LogDirFailureChannel and surface as
+ * KAFKA_STORAGE_ERROR; every later call on the log fails the same way.
+ */
+export interface LogOpenParams {
+  readonly dir: string;
+  readonly config: LogConfig;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  readonly logStartOffset?: number;
+  readonly recoveryPoint?: number;
+  readonly highWatermark?: number;
+  readonly hadCleanShutdown?: boolean;
+  readonly failureChannel?: LogDirFailureChannel;
+}
+
+export interface LogAppendInfo {
+  /** First offset assigned (−1 for an empty append). */
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly maxTimestamp: number;
+  readonly offsetOfMaxTimestamp: number;
+  /** Broker time stamped on the records for LogAppendTime topics, else −1. */
+  readonly logAppendTime: number;
+  readonly logStartOffset: number;
+  readonly numMessages: number;
+  readonly validBytes: number;
+}
+
+interface PendingWrite {
+  readonly segment: LogSegment;
+  readonly position: number;
+  readonly records: Buffer;
+  readonly info: LogAppendInfo;
+  readonly resolve: (info: LogAppendInfo) => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/** At most this many bytes go into one writev, so one slow write does not hold back many appends. */
+const MAX_COALESCED_WRITE_BYTES = 8 << 20;
+
+export interface FetchDataInfo {
+  readonly fetchOffset: number;
+  /** Whole v2 batches, starting with the one that holds fetchOffset (it may start below fetchOffset). */
+  readonly records: Buffer;
+  readonly segmentBaseOffset: number;
+  readonly positionInSegment: number;
+}
+
+export interface TimestampAndOffset {
+  readonly timestamp: number;
+  readonly offset: number;
+}
+
+/** ListOffsets special timestamps. */
+export const LATEST_TIMESTAMP = -1;
+export const EARLIEST_TIMESTAMP = -2;
+
+export class Log {
+  readonly topicPartition: TopicPartition;
+  readonly leaderEpochCache: LeaderEpochFileCache;
+  private readonly logger: Logger;
+  private readonly queue = new SerialQueue();
+  private readonly clock: Clock;
+  private readonly scheduler: Scheduler;
+  private readonly failureChannel: LogDirFailureChannel;
+  private readonly segments: LogSegments;
+  private readonly pendingDeletes = new Set<LogSegment>();
+  private configValue: LogConfig;
+  /** The log end offset: everything below it is written and readable. */
+  private nextOffset: number;
+  /** The next offset to assign; above nextOffset while appends are being written. */
+  private nextOffsetToAssign: number;
+  private readonly pendingWrites: PendingWrite[] = [];
+  private writing = false;
+  private drainWaiters: Array<() => void> = [];
+  private logStartOffsetValue: number;
+  private recoveryPointValue: number;
+  private highWatermarkValue: number;
+  private unflushedMessages = 0;
+  private lastFlushTimeValue: number;
+  private truncations = 0;
+  private offline = false;
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    p: LogOpenParams,
+  ) {
+    const tp = parseTopicPartitionName(path.basename(dir));
+    if (tp === undefined) throw new Error(`Found directory ${dir}, '${path.basename(dir)}' is not in the form of topic-partition`);
+    this.topicPartition = tp;
+    this.configValue = p.config;
+    this.clock = p.clock;
+    this.scheduler = p.scheduler;
+    this.failureChannel = p.failureChannel ?? new LogDirFailureChannel();
+    this.logger = getLogger('kafka.log.Log', `[Log partition=${tp.topic}-${tp.partition}, dir=${this.parentDir}] `);
+    const started = p.clock.nowMs();
+    fs.mkdirSync(dir, { recursive: true });
+    this.leaderEpochCache = new LeaderEpochFileCache(path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
+    const loaded = loadLog({
+      dir,
+      config: p.config,
+      logStartOffsetCheckpoint: p.logStartOffset ?? 0,
+      recoveryPointCheckpoint: p.recoveryPoint ?? 0,
+      hadCleanShutdown: p.hadCleanShutdown ?? false,
+      now: started,
+      leaderEpochCache: this.leaderEpochCache,
+      logger: this.logger,
+    });
+    this.segments = loaded.segments;
+    this.nextOffset = loaded.nextOffset;
+    this.nextOffsetToAssign = loaded.nextOffset;
+    this.logStartOffsetValue = loaded.logStartOffset;
+    this.recoveryPointValue = loaded.recoveryPoint;
+    this.highWatermarkValue = Math.min(Math.max(p.highWatermark ?? 0, this.logStartOffsetValue), this.nextOffset);
+    this.lastFlushTimeValue = started;
+    this.logger.info(`Completed load of ${this.toString()} with ${this.segments.size} segments in ${p.clock.nowMs() - started}ms`);
+  }
+
+  /** Loads (recovering if needed) or creates the log in `dir`. I/O errors are reported and rethrown as-is. */
+  static open(p: LogOpenParams): Log {
+    return new Log(p.dir, p);
+  }
+
+  get parentDir(): string {
+    return path.dirname(this.dir);
+  }
+
+  get config(): LogConfig {
+    return this.configValue;
+  }
+
+  get logEndOffset(): number {
+    return this.nextOffset;
+  }
+
+  get logStartOffset(): number {
+    return this.logStartOffsetValue;
+  }
+
+  get recoveryPoint(): number {
+    return this.recoveryPointValue;
+  }
+
+  get highWatermark(): number {
+    return this.highWatermarkValue;
+  }
+
+  get lastFlushTime(): number {
+    return this.lastFlushTimeValue;
+  }
+
+  get isOffline(): boolean {
+    return this.offline;
+  }
+
+  get numberOfSegments(): number {
+    return this.segments.size;
+  }
+
+  /** Bytes in all segments. */
+  get size(): number {
+    return this.segments.sizeInBytes();
+  }
+
+  activeSegment(): LogSegment {
+    return this.segments.last() as LogSegment;
+  }
+
+  logSegments(): readonly LogSegment[] {
+    return this.segments.all();
+  }
+
+  /** Base offset of the segment holding the log start offset (the log-start-offset checkpoint skips equal ones). */
+  firstSegmentBaseOffset(): number {
+    return (this.segments.first() as LogSegment).baseOffset;
+  }
+
+  updateConfig(config: LogConfig): void {
+    this.configValue = config;
+    for (const s of this.segments.all()) {
+      s.setIndexIntervalBytes(config.indexIntervalBytes);
+      s.offsetIndex.resize(config.segmentIndexBytes);
+      s.timeIndex.resize(config.segmentIndexBytes);
+    }
+  }
+
+  /** Called by the LogManager when the log dir went offline. */
+  markOffline(): void {
+    this.offline = true;
+  }
+
+  /**
+   * Appends records from a producer (or the group coordinator) as leader: validates, assigns offsets from the
+   * LEO (rewriting the caller's buffer in place), stamps `leaderEpoch`, rolls if needed and writes.
+   */
+  appendAsLeader(records: Buffer, leaderEpoch = 0, origin: AppendOrigin = 'client'): Promise<LogAppendInfo> {
+    return this.queue
+      .run(() =>
+        this.io('appending to the log', () => {
+          const validated = validateAndAssignOffsets(records, {
+            nextOffset: this.nextOffsetToAssign,
+            config: this.configValue,
+            now: this.clock.nowMs(),
+            leaderEpoch,
+            origin,
+          });
+          if (validated === undefined) return { done: Promise.resolve(this.emptyAppendInfo()) };
+          const done = this.enqueueWrite(validated);
+          if (leaderEpoch >= 0 && leaderEpoch > this.leaderEpochCache.latestEpoch()) this.leaderEpochCache.assign(leaderEpoch, validated.firstOffset);
+          return { done };
+        }),
+      )
+      .then((r) => r.done)
+      .then((info) => this.maybeFlushAfterAppend(info));
+  }
+
+  /** Appends batches fetched from the leader, keeping their offsets and leader epochs. */
+  appendAsFollower(records: Buffer): Promise<LogAppendInfo> {
+    return this.queue
+      .run(() =>
+        this.io('appending to the log', () => {
+          const validated = validateFollowerRecords(records, this.nextOffsetToAssign);
+          if (validated === undefined) return { done: Promise.resolve(this.emptyAppendInfo()) };
+          for (const b of batchesIn(validated.records)) {
+            const epoch = b.partitionLeaderEpoch;
+            if (epoch >= 0 && epoch > this.leaderEpochCache.latestEpoch()) this.leaderEpochCache.assign(epoch, b.baseOffset);
+          }
+          return { done: this.enqueueWrite(validated) };
+        }),
+      )
+      .then((r) => r.done)
+      .then((info) => this.maybeFlushAfterAppend(info));
+  }
+
+  /**
+   * Reads whole batches from `fetchOffset`: at most `maxBytes` (but the first batch whole when
+   * `minOneMessage`), only batches that end below `maxOffset` (exclusive; e.g. the high watermark for
+   * consumers), from one segment. Bytes are returned as stored. Throws OFFSET_OUT_OF_RANGE outside
+   * [logStartOffset, LEO].
+   */
+  read(fetchOffset: number, maxBytes: number, maxOffset?: number, minOneMessage = true): FetchDataInfo {
+    return this.io('reading the log', () => {
+      const end = this.nextOffset;
+      if (fetchOffset > end || fetchOffset < this.logStartOffsetValue) {
+        throw new KafkaError(
+          'OFFSET_OUT_OF_RANGE',
+          `Received request for offset ${fetchOffset} for partition ${this.tpString()}, but we only have log segments in the range ${this.logStartOffsetValue} to ${end}.`,
+        );
+      }
+      const upper = Math.min(maxOffset ?? end, end);
+      let segment = this.segments.floorSegment(fetchOffset);
+      while (segment !== undefined && fetchOffset < upper && segment.baseOffset < upper) {
+        const next = this.segments.higherSegment(segment.baseOffset);
+        let maxPosition = segment.size;
+        if (upper < end && (next === undefined || upper < next.baseOffset)) maxPosition = segment.translateOffset(upper)?.position ?? segment.size;
+        const res = segment.read(fetchOffset, maxBytes, maxPosition, minOneMessage);
+        if (res !== undefined) return { fetchOffset, records: res.records, segmentBaseOffset: segment.baseOffset, positionInSegment: res.position };
+        segment = next;
+      }
+      return { fetchOffset, records: Buffer.alloc(0), segmentBaseOffset: -1, positionInSegment: -1 };
+    });
+  }
+
+  /**
+   * ListOffsets: −2 → log start offset, −1 → LEO, otherwise the first record with a timestamp ≥ `timestamp`
+   * (undefined if none). Timestamps −1 are returned for the special cases.
+   */
+  fetchOffsetByTimestamp(timestamp: number): TimestampAndOffset | undefined {
+    return this.io('looking up an offset by timestamp', () => {
+      if (timestamp === EARLIEST_TIMESTAMP) return { timestamp: -1, offset: this.logStartOffsetValue };
+      if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.nextOffset };
+      for (const segment of this.segments.all()) {
+        if (segment.largestTimestamp() < timestamp) continue;
+        const found = segment.findOffsetByTimestamp(timestamp, this.logStartOffsetValue);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    });
+  }
+
+  /** Sets the high watermark, clamped to [logStartOffset, LEO]; returns the value set. */
+  updateHighWatermark(hw: number): number {
+    this.highWatermarkValue = Math.min(Math.max(hw, this.logStartOffsetValue), this.nextOffset);
+    return this.highWatermarkValue;
+  }
+
+  /** DeleteRecords: moves the log start offset up (not beyond the high watermark). Segments go at the next retention run. */
+  maybeIncrementLogStartOffset(newLogStartOffset: number): Promise<boolean> {
+    return this.queue.run(() =>
+      this.io('incrementing the log start offset', () => {
+        if (newLogStartOffset > this.highWatermarkValue) {
+          throw new KafkaError('OFFSET_OUT_OF_RANGE', `Cannot increment the log start offset to ${newLogStartOffset} of partition ${this.tpString()} since it is larger than the high watermark ${this.highWatermarkValue}`);
+        }
+        if (newLogStartOffset <= this.logStartOffsetValue) return false;
+        this.logStartOffsetValue = newLogStartOffset;
+        this.leaderEpochCache.truncateFromStart(newLogStartOffset);
+        this.logger.info(`Incremented log start offset to ${newLogStartOffset} due to client delete records request`);
+        return true;
+      }),
+    );
+  }
+
+  /**
+   * Removes every batch whose last offset is ≥ `targetOffset` (followers, after a leader change). Returns false
+   * if there was nothing to remove.
+   */
+  truncateTo(targetOffset: number): Promise<boolean> {
+    if (targetOffset < 0) return Promise.reject(new Error(`Cannot truncate partition ${this.tpString()} to a negative offset (${targetOffset}).`));
+    return this.queue.run(async () => {
+      await this.drainWrites();
+      return this.io('truncating the log', () => {
+        if (targetOffset >= this.nextOffset) return false;
+        const first = this.segments.first() as LogSegment;
+        if (first.baseOffset > targetOffset) {
+          this.truncateFullyAndStartAtNow(targetOffset);
+          return true;
+        }
+        this.logger.info(`Truncating to offset ${targetOffset}`);
+        for (const s of this.segments.higherThan(targetOffset)) this.removeAndDelete(s);
+        this.activeSegment().truncateTo(targetOffset);
+        this.nextOffset = this.activeSegment().readNextOffset();
+        this.afterTruncation(this.nextOffset);
+        return true;
+      });
+    });
+  }
+
+  /** Deletes everything and restarts the log empty at `newOffset` (a follower far behind its leader). */
+  truncateFullyAndStartAt(newOffset: number): Promise<void> {
+    return this.queue.run(async () => {
+      await this.drainWrites();
+      this.io('truncating the log', () => this.truncateFullyAndStartAtNow(newOffset));
+    });
+  }
+
+  /** Starts a new active segment at the LEO (no-op if the active one is empty). */
+  roll(): Promise<LogSegment> {
+    return this.queue.run(async () => {
+      await this.drainWrites();
+      return this.io('rolling the log', () => this.rollNow());
+    });
+  }
+
+  /**
+   * Retention: deletes whole old segments beyond retention.ms (by each segment's largest timestamp) or
+   * retention.bytes (cleanup.policy=delete), and those entirely below the log start offset (any policy). Never
+   * deletes data at or above the high watermark. Returns the number of segments deleted.
+   */
+  deleteOldSegments(): Promise<number> {
+    return this.queue.run(async () => {
+      await this.drainWrites();
+      return this.io('deleting old segments', () => {
+        if (this.closed) return 0;
+        let deleted = 0;
+        if (isDeletePolicy(this.configValue)) deleted += this.deleteRetentionMsBreached() + this.deleteRetentionSizeBreached();
+        return deleted + this.deleteLogStartOffsetBreached();
+      });
+    });
+  }
+
+  /**
+   * Flushes segments holding offsets below `offset` (default: the LEO) to disk and advances the recovery point.
+   * Runs beside appends; a truncation during the flush leaves the recovery point alone.
+   */
+  async flush(offset = this.nextOffset): Promise<void> {
+    if (this.offline || offset <= this.recoveryPointValue) return;
+    const generation = this.truncations;
+    // Only bytes written before the fsync starts are known durable after it.
+    const durableUpTo = Math.min(offset, this.nextOffset);
+    const segments = this.segments.range(this.recoveryPointValue, offset);
+    if (this.logger.isDebugEnabled()) this.logger.debug(`Flushing log up to offset ${offset} with recovery point ${this.recoveryPointValue}, unflushed: ${this.unflushedMessages}`);
+    try {
+      for (const s of segments) await s.flush();
+    } catch (err) {
+      throw this.handleIoError('flushing the log', err);
+    }
+    if (generation === this.truncations && durableUpTo > this.recoveryPointValue) {
+      this.recoveryPointValue = durableUpTo;
+      this.lastFlushTimeValue = this.clock.nowMs();
+      if (offset >= this.nextOffset) this.unflushedMessages = 0;
+    }
+  }
+
+  /** Closes all files (after pending queue work). Segments waiting for deletion are deleted now. */
+  close(): Promise<void> {
+    return this.queue.run(async () => {
+      await this.drainWrites();
+      if (this.closed) return;
+      this.closed = true;
+      try {
+        for (const s of this.pendingDeletes) s.deleteIfExists();
+        this.pendingDeletes.clear();
+        for (const s of this.segments.all()) s.close();
+      } catch (err) {
+        if (!isIoError(err)) throw err;
+        this.logger.warn('Error while closing the log', err);
+      }
+    });
+  }
+
+  /** Closes the log and removes its directory. */
+  async delete(): Promise<void> {
+    await this.close();
+    await this.queue.run(() => fs.rmSync(this.dir, { recursive: true, force: true }));
+  }
+
+  toString(): string {
+    return `Log(dir=${this.dir}, topic=${this.topicPartition.topic}, partition=${this.topicPartition.partition}, highWatermark=${this.highWatermarkValue}, lastStableOffset=${this.highWatermarkValue}, logStartOffset=${this.logStartOffsetValue}, logEndOffset=${this.nextOffset})`;
+  }
+
+  // ---- internals (all called under the queue unless noted) ----
+
+  private tpString(): string {
+    return `${this.topicPartition.topic}-${this.topicPartition.partition}`;
+  }
+
+  private emptyAppendInfo(): LogAppendInfo {
+    return { firstOffset: -1, lastOffset: -1, maxTimestamp: -1, offsetOfMaxTimestamp: -1, logAppendTime: -1, logStartOffset: this.logStartOffsetValue, numMessages: 0, validBytes: 0 };
+  }
+
+  /** Rolls if needed, reserves the bytes in the active segment and queues the write (under the queue). */
+  private enqueueWrite(v: ValidatedRecords): Promise<LogAppendInfo> {
+    if (this.closed) throw storageError(`The log for partition ${this.tpString()} is closed`);
+    const segment = this.maybeRoll(v);
+    const position = segment.reserveAppend(v.lastOffset, v.maxTimestamp, v.offsetOfMaxTimestamp, v.records.length);
+    this.nextOffsetToAssign = v.lastOffset + 1;
+    const info: LogAppendInfo = {
+      firstOffset: v.firstOffset,
+      lastOffset: v.lastOffset,
+      maxTimestamp: v.maxTimestamp,
+      offsetOfMaxTimestamp: v.offsetOfMaxTimestamp,
+      logAppendTime: v.logAppendTime,
+      logStartOffset: this.logStartOffsetValue,
+      numMessages: v.numMessages,
+      validBytes: v.records.length,
+    };
+    return new Promise<LogAppendInfo>((resolve, reject) => {
+      this.pendingWrites.push({ segment, position, records: v.records, info, resolve, reject });
+      this.pumpWrites();
+    });
+  }
+
+  /** Starts the next coalesced write unless one is in flight. */
+  private pumpWrites(): void {
+    if (this.writing) return;
+    const first = this.pendingWrites[0];
+    if (first === undefined) {
+      const waiters = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const w of waiters) w();
+      return;
+    }
+    const group: PendingWrite[] = [first];
+    let end = first.position + first.records.length;
+    for (let i = 1; i < this.pendingWrites.length; i++) {
+      const next = this.pendingWrites[i] as PendingWrite;
+      if (next.segment !== first.segment || next.position !== end || end - first.position >= MAX_COALESCED_WRITE_BYTES) break;
+      group.push(next);
+      end += next.records.length;
+    }
+    this.pendingWrites.splice(0, group.length);
+    this.writing = true;
+    first.segment.write(group.map((g) => g.records), first.position).then(
+      () => {
+        for (const g of group) {
+          this.nextOffset = Math.max(this.nextOffset, g.info.lastOffset + 1);
+          this.unflushedMessages += g.info.numMessages;
+          g.resolve(g.info);
+        }
+        if (this.logger.isTraceEnabled()) this.logger.trace(`Appended ${group.length} message set(s) up to offset ${this.nextOffset - 1}, next offset: ${this.nextOffset}`);
+        this.writing = false;
+        this.pumpWrites();
+      },
+      (err: unknown) => {
+        const error = this.handleIoError('appending to the log', err);
+        for (const g of [...group, ...this.pendingWrites.splice(0)]) g.reject(error);
+        this.nextOffsetToAssign = this.nextOffset;
+        this.writing = false;
+        this.pumpWrites();
+      },
+    );
+  }
+
+  /** Resolves when every queued write has completed (or failed). */
+  private drainWrites(): Promise<void> {
+    if (!this.writing && this.pendingWrites.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  private async maybeFlushAfterAppend(info: LogAppendInfo): Promise<LogAppendInfo> {
+    if (this.unflushedMessages >= this.configValue.flushMessages) await this.flush();
+    return info;
+  }
+
+  private maybeRoll(v: ValidatedRecords): LogSegment {
+    const segment = this.activeSegment();
+    const now = this.clock.nowMs();
+    const params = {
+      maxSegmentMs: this.configValue.segmentMs,
+      maxSegmentBytes: this.configValue.segmentBytes,
+      messagesSize: v.records.length,
+      maxTimestampInMessages: v.maxTimestamp,
+      maxOffsetInMessages: v.lastOffset,
+      now,
+    };
+    if (!segment.shouldRoll(params)) return segment;
+    if (this.logger.isDebugEnabled()) {
+      this.logger.debug(`Rolling new log segment (log_size = ${segment.size}/${this.configValue.segmentBytes}}, offset_index_size = ${segment.offsetIndex.entries}/${segment.offsetIndex.maxEntries}, time_index_size = ${segment.timeIndex.entries}/${segment.timeIndex.maxEntries}, inactive_time_ms = ${now - segment.created}/${this.configValue.segmentMs}).`);
+    }
+    // A follower's batch may start above the LEO (after compaction upstream); the new segment starts with it.
+    return this.rollNow(Math.max(v.firstOffset, this.nextOffsetToAssign));
+  }
+
+  private rollNow(expectedNextOffset = this.nextOffsetToAssign): LogSegment {
+    const start = this.clock.nowMs();
+    const newOffset = Math.max(expectedNextOffset, this.nextOffsetToAssign);
+    const active = this.activeSegment();
+    if (active.baseOffset === newOffset) {
+      if (active.size === 0) return active;
+      throw new Error(`Trying to roll a new log segment for topic partition ${this.tpString()} with start offset ${newOffset} =max(provided offset = ${expectedNextOffset}, LEO = ${this.nextOffsetToAssign}) while it already exists.`);
+    }
+    for (const f of [logFile(this.dir, newOffset), offsetIndexFile(this.dir, newOffset), timeIndexFile(this.dir, newOffset)]) {
+      if (fs.existsSync(f)) {
+        this.logger.warn(`Newly rolled segment file ${f} already exists; deleting it first`);
+        fs.rmSync(f);
+      }
+    }
+    active.onBecomeInactiveSegment();
+    const segment = LogSegment.open(this.dir, newOffset, segmentOpenOptions(this.configValue, start));
+    this.segments.add(segment);
+    // With writes in flight the log end offset follows them; otherwise it jumps over a follower's gap now.
+    if (!this.writing && this.pendingWrites.length === 0) this.nextOffset = Math.max(this.nextOffset, newOffset);
+    this.nextOffsetToAssign = Math.max(this.nextOffsetToAssign, newOffset);
+    this.logger.info(`Rolled new log segment at offset ${newOffset} in ${this.clock.nowMs() - start} ms.`);
+    // Kafka flushes the finished segment in the background right after a roll.
+    this.scheduleTask('flush-log', () => this.flush(newOffset), 0);
+    return segment;
+  }
+
+  private truncateFullyAndStartAtNow(newOffset: number): void {
+    this.logger.debug(`Truncate and start at offset ${newOffset}`);
+    for (const s of this.segments.all().slice()) this.removeAndDelete(s);
+    for (const f of [logFile(this.dir, newOffset), offsetIndexFile(this.dir, newOffset), timeIndexFile(this.dir, newOffset)]) fs.rmSync(f, { force: true });
+    this.segments.add(LogSegment.open(this.dir, newOffset, segmentOpenOptions(this.configValue, this.clock.nowMs())));
+    this.nextOffset = newOffset;
+    this.nextOffsetToAssign = newOffset;
+    this.leaderEpochCache.clearAndFlush();
+    this.logStartOffsetValue = newOffset;
+    this.afterTruncation(newOffset);
+  }
+
+  private afterTruncation(logStartOffset: number): void {
+    this.truncations++;
+    this.nextOffsetToAssign = this.nextOffset;
+    this.logStartOffsetValue = Math.min(this.logStartOffsetValue, logStartOffset);
+    this.highWatermarkValue = Math.min(this.highWatermarkValue, this.nextOffset);
+    this.recoveryPointValue = Math.min(this.recoveryPointValue, this.nextOffset);
+    this.leaderEpochCache.truncateFromEnd(this.nextOffset);
+  }
+
+  private removeAndDelete(segment: LogSegment): void {
+    this.segments.remove(segment.baseOffset);
+    this.asyncDelete(segment);
+  }
+
+  /** Renames the segment's files to `.deleted` and removes them after file.delete.delay.ms. */
+  private asyncDelete(segment: LogSegment): void {
+    segment.changeFileSuffixes('', DELETED_FILE_SUFFIX);
+    this.pendingDeletes.add(segment);
+    const remove = (): void => {
+      if (!this.pendingDeletes.delete(segment)) return;
+      this.logger.info(`Deleting segment files ${segment.toString()}`);
+      try {
+        segment.deleteIfExists();
+      } catch (err) {
+        throw this.handleIoError('deleting segment files', err);
+      }
+    };
+    if (this.configValue.fileDeleteDelayMs <= 0) remove();
+    else this.scheduleTask('delete-file', remove, this.configValue.fileDeleteDelayMs);
+  }
+
+  /** Kafka's deletableSegments: the oldest segments matching `predicate`, stopping at the first that does not. */
+  private deletableSegments(predicate: (segment: LogSegment, next: LogSegment | undefined) => boolean): LogSegment[] {
+    const all = this.segments.all();
+    const out: LogSegment[] = [];
+    for (let i = 0; i < all.length; i++) {
+      const segment = all[i] as LogSegment;
+      const next = all[i + 1];
+      const upperBound = next?.baseOffset ?? this.nextOffset;
+      const lastAndEmpty = next === undefined && segment.size === 0;
+      if (this.highWatermarkValue >= upperBound && !lastAndEmpty && predicate(segment, next)) out.push(segment);
+      else break;
+    }
+    return out;
+  }
+
+  private deleteSegments(deletable: LogSegment[], describe: (s: LogSegment) => string): number {
+    if (deletable.length === 0) return 0;
+    // The active segment is never deleted: when every segment qualifies, a new empty one takes over first.
+    if (deletable.length === this.segments.size) this.rollNow();
+    for (const s of deletable) {
+      this.logger.info(describe(s));
+      this.removeAndDelete(s);
+    }
+    const firstBase = (this.segments.first() as LogSegment).baseOffset;
+    if (firstBase > this.logStartOffsetValue) {
+      this.logStartOffsetValue = firstBase;
+      this.leaderEpochCache.truncateFromStart(firstBase);
+      this.logger.info(`Incremented log start offset to ${firstBase} due to segment deletion`);
+    }
+    return deletable.length;
+  }
+
+  private deleteRetentionMsBreached(): number {
+    const retentionMs = this.configValue.retentionMs;
+    if (retentionMs < 0) return 0;
+    const now = this.clock.nowMs();
+    return this.deleteSegments(
+      this.deletableSegments((s) => now - s.largestTimestamp() > retentionMs),
+      (s) => `Deleting segment ${s.toString()} due to retention time ${retentionMs}ms breach based on the largest record timestamp in the segment`,
+    );
+  }
+
+  private deleteRetentionSizeBreached(): number {
+    const retentionBytes = this.configValue.retentionBytes;
+    const size = this.size;
+    if (retentionBytes < 0 || size < retentionBytes) return 0;
+    let diff = size - retentionBytes;
+    let after = size;
+    return this.deleteSegments(
+      this.deletableSegments((s) => {
+        if (diff - s.size < 0) return false;
+        diff -= s.size;
+        return true;
+      }),
+      (s) => {
+        after -= s.size;
+        return `Deleting segment ${s.toString()} due to retention size ${retentionBytes} breach. Log size after deletion will be ${after}.`;
+      },
+    );
+  }
+
+  private deleteLogStartOffsetBreached(): number {
+    const start = this.logStartOffsetValue;
+    return this.deleteSegments(
+      this.deletableSegments((_s, next) => next !== undefined && next.baseOffset <= start),
+      (s) => `Deleting segment ${s.toString()} due to log start offset ${start} breach`,
+    );
+  }
+
+  private scheduleTask(name: string, task: () => void | Promise<void>, delayMs: number): void {
+    try {
+      this.scheduler.schedule(name, task, delayMs);
+    } catch (err) {
+      // The scheduler stops at shutdown; pending deletes are then done by close(), flushes by the LogManager.
+      this.logger.debug(`Not scheduling ${name}: ${(err as Error).message}`);
+    }
+  }
+
+  private io<T>(what: string, fn: () => T): T {
+    if (this.offline) throw storageError(`The log dir ${this.parentDir} of partition ${this.tpString()} is offline`);
+    try {
+      return fn();
+    } catch (err) {
+      throw this.handleIoError(what, err);
+    }
+  }
+
+  private handleIoError(what: string, err: unknown): unknown {
+    if (!isIoError(err)) return err;
+    const message = `Error while ${what} for ${this.tpString()} in dir ${this.parentDir}`;
+    this.offline = true;
+    this.failureChannel.maybeAddOfflineLogDir(this.parentDir, message, err);
+    return storageError(message, err);
+  }
+}

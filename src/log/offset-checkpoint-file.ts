@@ -1,0 +1,36 @@
+import { CheckpointFile } from './checkpoint-file';
+import { TopicPartition, topicPartitionString } from './topic-partition';
+
+/**
+ * recovery-point-offset-checkpoint, replication-offset-checkpoint and log-start-offset-checkpoint: one
+ * `topic partition offset` line per partition (Kafka's OffsetCheckpointFile). Keys of the returned map are
+ * `topic-partition` strings.
+ */
+export interface PartitionOffset {
+  readonly topicPartition: TopicPartition;
+  readonly offset: number;
+}
+
+export class OffsetCheckpointFile {
+  private readonly checkpoint: CheckpointFile<PartitionOffset>;
+
+  constructor(readonly file: string) {
+    this.checkpoint = new CheckpointFile(file, {
+      toLine: (e) => `${e.topicPartition.topic} ${e.topicPartition.partition} ${e.offset}`,
+      fromLine: (f) => {
+        if (f.length !== 3 || !/^\d+$/.test(f[1] as string) || !/^-?\d+$/.test(f[2] as string)) return undefined;
+        return { topicPartition: { topic: f[0] as string, partition: Number(f[1]) }, offset: Number(f[2]) };
+      },
+    });
+  }
+
+  write(offsets: Iterable<PartitionOffset>): void {
+    this.checkpoint.write(offsets);
+  }
+
+  read(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const e of this.checkpoint.read()) out.set(topicPartitionString(e.topicPartition), e.offset);
+    return out;
+  }
+}

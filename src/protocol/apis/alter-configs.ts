@@ -1,0 +1,56 @@
+import { ApiDefinition } from '../api-definition';
+import { f, s } from '../schema/field';
+
+/* AlterConfigs (key 33), v0-1 (identical layouts); v2 is flexible. */
+export interface AlterableConfig {
+  name: string;
+  value: string | null;
+}
+
+export interface AlterConfigsResource {
+  resourceType: number;
+  resourceName: string;
+  configs: AlterableConfig[];
+}
+
+export interface AlterConfigsRequest {
+  resources: AlterConfigsResource[];
+  validateOnly: boolean;
+}
+
+export interface AlterConfigsResourceResponse {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+}
+
+export interface AlterConfigsResponse {
+  throttleTimeMs: number;
+  responses: AlterConfigsResourceResponse[];
+}
+
+export const AlterConfigsApi = new ApiDefinition<AlterConfigsRequest, AlterConfigsResponse>({
+  key: 33,
+  name: 'ALTER_CONFIGS',
+  minVersion: 0,
+  maxVersion: 1,
+  flexibleFrom: 2,
+  request: [
+    s('resources', '0+', [
+      f('resourceType', 'int8', '0+'),
+      f('resourceName', 'string', '0+'),
+      s('configs', '0+', [f('name', 'string', '0+'), f('value', 'string', '0+', { nullable: '0+' })]),
+    ]),
+    f('validateOnly', 'bool', '0+'),
+  ],
+  response: [
+    f('throttleTimeMs', 'int32', '0+'),
+    s('responses', '0+', [
+      f('errorCode', 'int16', '0+'),
+      f('errorMessage', 'string', '0+', { nullable: '0+', default: null }),
+      f('resourceType', 'int8', '0+'),
+      f('resourceName', 'string', '0+'),
+    ]),
+  ],
+});

@@ -1,0 +1,55 @@
+import { ApiDefinition } from '../api-definition';
+import { f, s } from '../schema/field';
+
+/* CreatePartitions (key 37), v0-1 (identical layouts); v2 is flexible. Count is the new total. */
+export interface CreatePartitionsAssignment {
+  brokerIds: number[];
+}
+
+export interface CreatePartitionsTopic {
+  name: string;
+  count: number;
+  assignments: CreatePartitionsAssignment[] | null;
+}
+
+export interface CreatePartitionsRequest {
+  topics: CreatePartitionsTopic[];
+  timeoutMs: number;
+  validateOnly: boolean;
+}
+
+export interface CreatePartitionsTopicResult {
+  name: string;
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+export interface CreatePartitionsResponse {
+  throttleTimeMs: number;
+  results: CreatePartitionsTopicResult[];
+}
+
+export const CreatePartitionsApi = new ApiDefinition<CreatePartitionsRequest, CreatePartitionsResponse>({
+  key: 37,
+  name: 'CREATE_PARTITIONS',
+  minVersion: 0,
+  maxVersion: 1,
+  flexibleFrom: 2,
+  request: [
+    s('topics', '0+', [
+      f('name', 'string', '0+'),
+      f('count', 'int32', '0+'),
+      s('assignments', '0+', [f('brokerIds', '[]int32', '0+')], { nullable: '0+', default: null }),
+    ]),
+    f('timeoutMs', 'int32', '0+'),
+    f('validateOnly', 'bool', '0+'),
+  ],
+  response: [
+    f('throttleTimeMs', 'int32', '0+'),
+    s('results', '0+', [
+      f('name', 'string', '0+'),
+      f('errorCode', 'int16', '0+'),
+      f('errorMessage', 'string', '0+', { nullable: '0+', default: null }),
+    ]),
+  ],
+});

@@ -1,0 +1,30 @@
+import { ApiDefinition } from '../api-definition';
+import { f, s } from '../schema/field';
+
+/* DeleteGroups (key 42), v0-1 (identical layouts); v2 is flexible. */
+export interface DeleteGroupsRequest {
+  groupsNames: string[];
+}
+
+export interface DeletableGroupResult {
+  groupId: string;
+  errorCode: number;
+}
+
+export interface DeleteGroupsResponse {
+  throttleTimeMs: number;
+  results: DeletableGroupResult[];
+}
+
+export const DeleteGroupsApi = new ApiDefinition<DeleteGroupsRequest, DeleteGroupsResponse>({
+  key: 42,
+  name: 'DELETE_GROUPS',
+  minVersion: 0,
+  maxVersion: 1,
+  flexibleFrom: 2,
+  request: [f('groupsNames', '[]string', '0+')],
+  response: [
+    f('throttleTimeMs', 'int32', '0+'),
+    s('results', '0+', [f('groupId', 'string', '0+'), f('errorCode', 'int16', '0+')]),
+  ],
+});

@@ -1,0 +1,37 @@
+import { ApiDefinition } from '../api-definition';
+import { f } from '../schema/field';
+
+/*
+ * FindCoordinator (key 10, GroupCoordinator before 0.11), v0-2; v3 is flexible.
+ * v1: KeyType (0 group, 1 transaction); response ThrottleTimeMs (first) and ErrorMessage. v2 = v1.
+ */
+export interface FindCoordinatorRequest {
+  key: string;
+  keyType: number;
+}
+
+export interface FindCoordinatorResponse {
+  throttleTimeMs: number;
+  errorCode: number;
+  errorMessage: string | null;
+  nodeId: number;
+  host: string;
+  port: number;
+}
+
+export const FindCoordinatorApi = new ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>({
+  key: 10,
+  name: 'FIND_COORDINATOR',
+  minVersion: 0,
+  maxVersion: 2,
+  flexibleFrom: 3,
+  request: [f('key', 'string', '0+'), f('keyType', 'int8', '1+', { default: 0 })],
+  response: [
+    f('throttleTimeMs', 'int32', '1+'),
+    f('errorCode', 'int16', '0+'),
+    f('errorMessage', 'string', '1+', { nullable: '1+', default: null }),
+    f('nodeId', 'int32', '0+'),
+    f('host', 'string', '0+'),
+    f('port', 'int32', '0+'),
+  ],
+});

@@ -1,0 +1,30 @@
+import { ApiDefinition } from '../api-definition';
+import { f } from '../schema/field';
+
+/* Heartbeat (key 12), v0-3; v4 is flexible. v1: ThrottleTimeMs. v3: GroupInstanceId. */
+export interface HeartbeatRequest {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+}
+
+export interface HeartbeatResponse {
+  throttleTimeMs: number;
+  errorCode: number;
+}
+
+export const HeartbeatApi = new ApiDefinition<HeartbeatRequest, HeartbeatResponse>({
+  key: 12,
+  name: 'HEARTBEAT',
+  minVersion: 0,
+  maxVersion: 3,
+  flexibleFrom: 4,
+  request: [
+    f('groupId', 'string', '0+'),
+    f('generationId', 'int32', '0+'),
+    f('memberId', 'string', '0+'),
+    f('groupInstanceId', 'string', '3+', { nullable: '3+', default: null }),
+  ],
+  response: [f('throttleTimeMs', 'int32', '1+'), f('errorCode', 'int16', '0+')],
+});

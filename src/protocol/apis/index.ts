@@ -1,0 +1,86 @@
+import { ApiDefinition } from '../api-definition';
+import { AlterConfigsApi } from './alter-configs';
+import { ApiVersionsApi } from './api-versions';
+import { ControlledShutdownApi } from './controlled-shutdown';
+import { CreatePartitionsApi } from './create-partitions';
+import { CreateTopicsApi } from './create-topics';
+import { DeleteGroupsApi } from './delete-groups';
+import { DeleteRecordsApi } from './delete-records';
+import { DeleteTopicsApi } from './delete-topics';
+import { DescribeConfigsApi } from './describe-configs';
+import { DescribeGroupsApi } from './describe-groups';
+import { FetchApi } from './fetch';
+import { FindCoordinatorApi } from './find-coordinator';
+import { HeartbeatApi } from './heartbeat';
+import { InitProducerIdApi } from './init-producer-id';
+import { JoinGroupApi } from './join-group';
+import { LeaderAndIsrApi } from './leader-and-isr';
+import { LeaveGroupApi } from './leave-group';
+import { ListGroupsApi } from './list-groups';
+import { ListOffsetsApi } from './list-offsets';
+import { MetadataApi } from './metadata';
+import { OffsetCommitApi } from './offset-commit';
+import { OffsetFetchApi } from './offset-fetch';
+import { OffsetForLeaderEpochApi } from './offset-for-leader-epoch';
+import { ProduceApi } from './produce';
+import { SaslHandshakeApi } from './sasl-handshake';
+import { StopReplicaApi } from './stop-replica';
+import { SyncGroupApi } from './sync-group';
+import { UpdateMetadataApi } from './update-metadata';
+
+/**
+ * THE registry: every API this broker can decode, keyed by Kafka's API key. The dispatcher looks requests up here
+ * and ApiVersions is derived from it (restricted to the APIs a handler is installed for), so a version window is
+ * declared exactly once, in the API's own file.
+ *
+ * Windows follow docs §0: min 0 everywhere (librdkafka's feature checks need the low versions) and every max at or
+ * below the last non-flexible version, except ApiVersions v3 (KIP-511), which librdkafka asks for first.
+ */
+export const Apis = {
+  0: ProduceApi,
+  1: FetchApi,
+  2: ListOffsetsApi,
+  3: MetadataApi,
+  4: LeaderAndIsrApi,
+  5: StopReplicaApi,
+  6: UpdateMetadataApi,
+  7: ControlledShutdownApi,
+  8: OffsetCommitApi,
+  9: OffsetFetchApi,
+  10: FindCoordinatorApi,
+  11: JoinGroupApi,
+  12: HeartbeatApi,
+  13: LeaveGroupApi,
+  14: SyncGroupApi,
+  15: DescribeGroupsApi,
+  16: ListGroupsApi,
+  17: SaslHandshakeApi,
+  18: ApiVersionsApi,
+  19: CreateTopicsApi,
+  20: DeleteTopicsApi,
+  21: DeleteRecordsApi,
+  22: InitProducerIdApi,
+  23: OffsetForLeaderEpochApi,
+  32: DescribeConfigsApi,
+  33: AlterConfigsApi,
+  37: CreatePartitionsApi,
+  42: DeleteGroupsApi,
+} as const;
+
+export type Apis = typeof Apis;
+export type ApiKeyOf = keyof Apis;
+
+/** SaslHandshake is decodable (to refuse it politely) but a plaintext broker must never advertise it. */
+export const NEVER_ADVERTISED: ReadonlySet<number> = new Set([SaslHandshakeApi.key]);
+
+const byKey = new Map<number, ApiDefinition>();
+for (const api of Object.values(Apis) as ApiDefinition[]) byKey.set(api.key, api);
+
+export function apiByKey(key: number): ApiDefinition | undefined {
+  return byKey.get(key);
+}
+
+/** Every registered API in key order. */
+export function allApis(): ApiDefinition[] {
+  return [...byKey.values()].sort((a, b) => a.key - b.key);
+}

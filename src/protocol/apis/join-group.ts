@@ -1,0 +1,68 @@
+import { ApiDefinition } from '../api-definition';
+import { f, s } from '../schema/field';
+
+/*
+ * JoinGroup (key 11), v0-5; v6 is flexible.
+ * v1: RebalanceTimeoutMs. v2: ThrottleTimeMs. v4: MEMBER_ID_REQUIRED may be answered (KIP-394).
+ * v5: GroupInstanceId (KIP-345 static membership) in the request and per member in the response.
+ */
+export interface JoinGroupRequestProtocol {
+  name: string;
+  metadata: Buffer;
+}
+
+export interface JoinGroupRequest {
+  groupId: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  memberId: string;
+  groupInstanceId: string | null;
+  protocolType: string;
+  protocols: JoinGroupRequestProtocol[];
+}
+
+export interface JoinGroupResponseMember {
+  memberId: string;
+  groupInstanceId: string | null;
+  metadata: Buffer;
+}
+
+export interface JoinGroupResponse {
+  throttleTimeMs: number;
+  errorCode: number;
+  generationId: number;
+  protocolName: string;
+  leader: string;
+  memberId: string;
+  members: JoinGroupResponseMember[];
+}
+
+export const JoinGroupApi = new ApiDefinition<JoinGroupRequest, JoinGroupResponse>({
+  key: 11,
+  name: 'JOIN_GROUP',
+  minVersion: 0,
+  maxVersion: 5,
+  flexibleFrom: 6,
+  request: [
+    f('groupId', 'string', '0+'),
+    f('sessionTimeoutMs', 'int32', '0+'),
+    f('rebalanceTimeoutMs', 'int32', '1+', { default: -1 }),
+    f('memberId', 'string', '0+'),
+    f('groupInstanceId', 'string', '5+', { nullable: '5+', default: null }),
+    f('protocolType', 'string', '0+'),
+    s('protocols', '0+', [f('name', 'string', '0+'), f('metadata', 'bytes', '0+')]),
+  ],
+  response: [
+    f('throttleTimeMs', 'int32', '2+'),
+    f('errorCode', 'int16', '0+'),
+    f('generationId', 'int32', '0+', { default: -1 }),
+    f('protocolName', 'string', '0+'),
+    f('leader', 'string', '0+'),
+    f('memberId', 'string', '0+'),
+    s('members', '0+', [
+      f('memberId', 'string', '0+'),
+      f('groupInstanceId', 'string', '5+', { nullable: '5+', default: null }),
+      f('metadata', 'bytes', '0+'),
+    ]),
+  ],
+});

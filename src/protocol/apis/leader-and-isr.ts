@@ -1,0 +1,93 @@
+import { ApiDefinition } from '../api-definition';
+import { f, s } from '../schema/field';
+
+/*
+ * LeaderAndIsr (key 4), controller -> broker, v0-3; v4 is flexible.
+ * v1: IsNew (IBP 1.0). v2 (IBP 2.2): BrokerEpoch, partitions grouped by topic (TopicStates replaces
+ * UngroupedPartitionStates, whose elements carry TopicName only in v0-1). v3 (KIP-455): AddingReplicas and
+ * RemovingReplicas. The response lists per-partition errors.
+ */
+const partitionState = (topicNameVersions: string) => [
+  f('topicName', 'string', topicNameVersions),
+  f('partitionIndex', 'int32', '0+'),
+  f('controllerEpoch', 'int32', '0+'),
+  f('leader', 'int32', '0+'),
+  f('leaderEpoch', 'int32', '0+'),
+  f('isr', '[]int32', '0+'),
+  f('zkVersion', 'int32', '0+'),
+  f('replicas', '[]int32', '0+'),
+  f('addingReplicas', '[]int32', '3+'),
+  f('removingReplicas', '[]int32', '3+'),
+  f('isNew', 'bool', '1+'),
+];
+
+export interface LeaderAndIsrPartitionState {
+  /** Set in v0-1 (ungrouped); in v2+ the name comes from the enclosing topic state. */
+  topicName: string;
+  partitionIndex: number;
+  controllerEpoch: number;
+  leader: number;
+  leaderEpoch: number;
+  isr: number[];
+  zkVersion: number;
+  replicas: number[];
+  addingReplicas: number[];
+  removingReplicas: number[];
+  isNew: boolean;
+}
+
+export interface LeaderAndIsrTopicState {
+  topicName: string;
+  partitionStates: LeaderAndIsrPartitionState[];
+}
+
+export interface LeaderAndIsrLiveLeader {
+  brokerId: number;
+  hostName: string;
+  port: number;
+}
+
+export interface LeaderAndIsrRequest {
+  controllerId: number;
+  controllerEpoch: number;
+  brokerEpoch: number;
+  ungroupedPartitionStates: LeaderAndIsrPartitionState[];
+  topicStates: LeaderAndIsrTopicState[];
+  liveLeaders: LeaderAndIsrLiveLeader[];
+}
+
+export interface LeaderAndIsrPartitionError {
+  topicName: string;
+  partitionIndex: number;
+  errorCode: number;
+}
+
+export interface LeaderAndIsrResponse {
+  errorCode: number;
+  partitionErrors: LeaderAndIsrPartitionError[];
+}
+
+export const LeaderAndIsrApi = new ApiDefinition<LeaderAndIsrRequest, LeaderAndIsrResponse>({
+  key: 4,
+  name: 'LEADER_AND_ISR',
+  minVersion: 0,
+  maxVersion: 3,
+  flexibleFrom: 4,
+  interBroker: true,
+  request: [
+    f('controllerId', 'int32', '0+'),
+    f('controllerEpoch', 'int32', '0+'),
+    f('brokerEpoch', 'int64', '2+', { default: -1 }),
+    s('ungroupedPartitionStates', '0-1', partitionState('0-1')),
+    s('topicStates', '2+', [f('topicName', 'string', '2+'), s('partitionStates', '2+', partitionState('0-1'))]),
+    s('liveLeaders', '0+', [f('brokerId', 'int32', '0+'), f('hostName', 'string', '0+'), f('port', 'int32', '0+')]),
+  ],
+  response: [
+    f('errorCode', 'int16', '0+'),
+    s('partitionErrors', '0+', [
+      f('topicName', 'string', '0+'),
+      f('partitionIndex', 'int32', '0+'),
+      f('errorCode', 'int16', '0+'),
+    ]),
+  ],
+});

@@ -1,0 +1,51 @@
+import { ApiDefinition } from '../api-definition';
+import { f, s } from '../schema/field';
+
+/*
+ * LeaveGroup (key 13), v0-3; v4 is flexible. v1: ThrottleTimeMs. v3 (KIP-345): a Members array replaces MemberId
+ * and the response reports per-member errors.
+ */
+export interface LeaveGroupRequestMember {
+  memberId: string;
+  groupInstanceId: string | null;
+}
+
+export interface LeaveGroupRequest {
+  groupId: string;
+  memberId: string;
+  members: LeaveGroupRequestMember[];
+}
+
+export interface LeaveGroupResponseMember {
+  memberId: string;
+  groupInstanceId: string | null;
+  errorCode: number;
+}
+
+export interface LeaveGroupResponse {
+  throttleTimeMs: number;
+  errorCode: number;
+  members: LeaveGroupResponseMember[];
+}
+
+export const LeaveGroupApi = new ApiDefinition<LeaveGroupRequest, LeaveGroupResponse>({
+  key: 13,
+  name: 'LEAVE_GROUP',
+  minVersion: 0,
+  maxVersion: 3,
+  flexibleFrom: 4,
+  request: [
+    f('groupId', 'string', '0+'),
+    f('memberId', 'string', '0-2'),
+    s('members', '3+', [f('memberId', 'string', '3+'), f('groupInstanceId', 'string', '3+', { nullable: '3+' })]),
+  ],
+  response: [
+    f('throttleTimeMs', 'int32', '1+'),
+    f('errorCode', 'int16', '0+'),
+    s('members', '3+', [
+      f('memberId', 'string', '3+'),
+      f('groupInstanceId', 'string', '3+', { nullable: '3+' }),
+      f('errorCode', 'int16', '3+'),
+    ]),
+  ],
+});

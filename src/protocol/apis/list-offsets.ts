@@ -1,0 +1,75 @@
+import { ApiDefinition } from '../api-definition';
+import { f, s } from '../schema/field';
+
+/*
+ * ListOffsets (key 2), v0-3; v6 is the first flexible version, v4 adds leader epochs no client at our table sends.
+ * v0: MaxNumOffsets and an OldStyleOffsets array in the answer. v1: Timestamp + Offset instead. v2: IsolationLevel,
+ * ThrottleTimeMs. v3 = v2. Timestamps -1 (latest) and -2 (earliest) are the special queries.
+ */
+export interface ListOffsetsPartition {
+  partitionIndex: number;
+  timestamp: number;
+  maxNumOffsets: number;
+}
+
+export interface ListOffsetsTopic {
+  name: string;
+  partitions: ListOffsetsPartition[];
+}
+
+export interface ListOffsetsRequest {
+  replicaId: number;
+  isolationLevel: number;
+  topics: ListOffsetsTopic[];
+}
+
+export interface ListOffsetsPartitionResponse {
+  partitionIndex: number;
+  errorCode: number;
+  oldStyleOffsets: number[];
+  timestamp: number;
+  offset: number;
+}
+
+export interface ListOffsetsTopicResponse {
+  name: string;
+  partitions: ListOffsetsPartitionResponse[];
+}
+
+export interface ListOffsetsResponse {
+  throttleTimeMs: number;
+  topics: ListOffsetsTopicResponse[];
+}
+
+export const ListOffsetsApi = new ApiDefinition<ListOffsetsRequest, ListOffsetsResponse>({
+  key: 2,
+  name: 'LIST_OFFSETS',
+  minVersion: 0,
+  maxVersion: 3,
+  flexibleFrom: 6,
+  request: [
+    f('replicaId', 'int32', '0+'),
+    f('isolationLevel', 'int8', '2+'),
+    s('topics', '0+', [
+      f('name', 'string', '0+'),
+      s('partitions', '0+', [
+        f('partitionIndex', 'int32', '0+'),
+        f('timestamp', 'int64', '0+'),
+        f('maxNumOffsets', 'int32', '0', { default: 1 }),
+      ]),
+    ]),
+  ],
+  response: [
+    f('throttleTimeMs', 'int32', '2+'),
+    s('topics', '0+', [
+      f('name', 'string', '0+'),
+      s('partitions', '0+', [
+        f('partitionIndex', 'int32', '0+'),
+        f('errorCode', 'int16', '0+'),
+        f('oldStyleOffsets', '[]int64', '0'),
+        f('timestamp', 'int64', '1+', { default: -1 }),
+        f('offset', 'int64', '1+', { default: -1 }),
+      ]),
+    ]),
+  ],
+});

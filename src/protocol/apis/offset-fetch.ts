@@ -1,0 +1,61 @@
+import { ApiDefinition } from '../api-definition';
+import { f, s } from '../schema/field';
+
+/*
+ * OffsetFetch (key 9), v0-5; v6 is flexible. v0 reads ZooKeeper-style offsets. v2: null topics = all, and a
+ * top-level ErrorCode as the LAST field. v3: ThrottleTimeMs first. v5: CommittedLeaderEpoch.
+ */
+export interface OffsetFetchRequestTopic {
+  name: string;
+  partitionIndexes: number[];
+}
+
+export interface OffsetFetchRequest {
+  groupId: string;
+  topics: OffsetFetchRequestTopic[] | null;
+}
+
+export interface OffsetFetchResponsePartition {
+  partitionIndex: number;
+  committedOffset: number;
+  committedLeaderEpoch: number;
+  metadata: string | null;
+  errorCode: number;
+}
+
+export interface OffsetFetchResponseTopic {
+  name: string;
+  partitions: OffsetFetchResponsePartition[];
+}
+
+export interface OffsetFetchResponse {
+  throttleTimeMs: number;
+  topics: OffsetFetchResponseTopic[];
+  errorCode: number;
+}
+
+export const OffsetFetchApi = new ApiDefinition<OffsetFetchRequest, OffsetFetchResponse>({
+  key: 9,
+  name: 'OFFSET_FETCH',
+  minVersion: 0,
+  maxVersion: 5,
+  flexibleFrom: 6,
+  request: [
+    f('groupId', 'string', '0+'),
+    s('topics', '0+', [f('name', 'string', '0+'), f('partitionIndexes', '[]int32', '0+')], { nullable: '2+' }),
+  ],
+  response: [
+    f('throttleTimeMs', 'int32', '3+'),
+    s('topics', '0+', [
+      f('name', 'string', '0+'),
+      s('partitions', '0+', [
+        f('partitionIndex', 'int32', '0+'),
+        f('committedOffset', 'int64', '0+'),
+        f('committedLeaderEpoch', 'int32', '5+', { default: -1 }),
+        f('metadata', 'string', '0+', { nullable: '0+' }),
+        f('errorCode', 'int16', '0+'),
+      ]),
+    ]),
+    f('errorCode', 'int16', '2+'),
+  ],
+});

@@ -1,0 +1,38 @@
+import { ApiDefinition } from '../api-definition';
+import { f, s } from '../schema/field';
+
+/* SyncGroup (key 14), v0-3; v4 is flexible. v1: ThrottleTimeMs. v3: GroupInstanceId. */
+export interface SyncGroupRequestAssignment {
+  memberId: string;
+  assignment: Buffer;
+}
+
+export interface SyncGroupRequest {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+  assignments: SyncGroupRequestAssignment[];
+}
+
+export interface SyncGroupResponse {
+  throttleTimeMs: number;
+  errorCode: number;
+  assignment: Buffer;
+}
+
+export const SyncGroupApi = new ApiDefinition<SyncGroupRequest, SyncGroupResponse>({
+  key: 14,
+  name: 'SYNC_GROUP',
+  minVersion: 0,
+  maxVersion: 3,
+  flexibleFrom: 4,
+  request: [
+    f('groupId', 'string', '0+'),
+    f('generationId', 'int32', '0+'),
+    f('memberId', 'string', '0+'),
+    f('groupInstanceId', 'string', '3+', { nullable: '3+', default: null }),
+    s('assignments', '0+', [f('memberId', 'string', '0+'), f('assignment', 'bytes', '0+')]),
+  ],
+  response: [f('throttleTimeMs', 'int32', '1+'), f('errorCode', 'int16', '0+'), f('assignment', 'bytes', '0+')],
+});

@@ -1,0 +1,219 @@
+import { ByteReader } from '../primitives/byte-reader';
+import { ByteWriter } from '../primitives/byte-writer';
+import { FieldSpec, PrimitiveType, inRange, parseVersions } from './field';
+
+type Decode = (r: ByteReader) => unknown;
+type Encode = (w: ByteWriter, v: unknown) => void;
+
+/** A message schema compiled for one version: decode/encode closures with the version decisions already made. */
+export interface CompiledStruct {
+  decode(r: ByteReader): Record<string, unknown>;
+  encode(w: ByteWriter, value: Record<string, unknown>): void;
+  /** Fewest bytes an instance can occupy; bounds array counts before allocation. */
+  readonly minSize: number;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function zeroOf(type: string): () => unknown {
+  if (type.startsWith('[]')) return () => [];
+  switch (type as PrimitiveType) {
+    case 'bool':
+      return () => false;
+    case 'string':
+      return () => '';
+    case 'bytes':
+    case 'records':
+      return () => EMPTY;
+    case 'uuid':
+      return () => Buffer.alloc(16);
+    default:
+      return () => 0;
+  }
+}
+
+function defaultOf(spec: FieldSpec): () => unknown {
+  if (spec.default === undefined) return zeroOf(spec.type);
+  const d = spec.default;
+  return Array.isArray(d) ? () => [...(d as unknown[])] : () => d;
+}
+
+function primitiveSize(type: PrimitiveType, compact: boolean): number {
+  switch (type) {
+    case 'int8':
+    case 'bool':
+      return 1;
+    case 'int16':
+      return 2;
+    case 'int32':
+      return 4;
+    case 'int64':
+    case 'float64':
+      return 8;
+    case 'uuid':
+      return 16;
+    case 'string':
+      return compact ? 1 : 2;
+    case 'bytes':
+    case 'records':
+      return compact ? 1 : 4;
+  }
+}
+
+function primitiveDecoder(type: PrimitiveType, nullable: boolean, compact: boolean): Decode {
+  switch (type) {
+    case 'int8':
+      return (r) => r.int8();
+    case 'bool':
+      return (r) => r.bool();
+    case 'int16':
+      return (r) => r.int16();
+    case 'int32':
+      return (r) => r.int32();
+    case 'int64':
+      return (r) => r.int64();
+    case 'float64':
+      return (r) => r.float64();
+    case 'uuid':
+      return (r) => r.uuid();
+    case 'string':
+      return compact ? (r) => r.compactString(nullable) : (r) => r.string(nullable);
+    case 'bytes':
+    case 'records':
+      return compact ? (r) => r.compactBytes(nullable) : (r) => r.bytes(nullable);
+  }
+}
+
+function primitiveEncoder(type: PrimitiveType, compact: boolean): Encode {
+  switch (type) {
+    case 'int8':
+      return (w, v) => w.int8(v as number);
+    case 'bool':
+      return (w, v) => w.bool(v as boolean);
+    case 'int16':
+      return (w, v) => w.int16(v as number);
+    case 'int32':
+      return (w, v) => w.int32(v as number);
+    case 'int64':
+      return (w, v) => w.int64(v as number);
+    case 'float64':
+      return (w, v) => w.float64(v as number);
+    case 'uuid':
+      return (w, v) => w.raw(v as Buffer);
+    case 'string':
+      return compact ? (w, v) => w.compactString(v as string | null) : (w, v) => w.string(v as string | null);
+    case 'bytes':
+    case 'records':
+      return compact ? (w, v) => w.compactBytes(v as Buffer | null) : (w, v) => w.bytes(v as Buffer | null);
+  }
+}
+
+interface CompiledField {
+  readonly name: string;
+  readonly decode: Decode | null; // null: absent in this version, use the default
+  readonly encode: Encode | null;
+  readonly nullable: boolean;
+  readonly makeDefault: () => unknown;
+  readonly minSize: number;
+}
+
+function compileField(spec: FieldSpec, version: number, flexible: boolean, path: string): CompiledField {
+  const name = spec.name;
+  const makeDefault = defaultOf(spec);
+  if (!inRange(version, parseVersions(spec.versions))) {
+    return { name, decode: null, encode: null, nullable: false, makeDefault, minSize: 0 };
+  }
+  const nullable = inRange(version, parseVersions(spec.nullableVersions));
+  const compact = flexible;
+  if (!spec.type.startsWith('[]')) {
+    const type = spec.type as PrimitiveType;
+    return {
+      name,
+      decode: primitiveDecoder(type, nullable, compact),
+      encode: primitiveEncoder(type, compact),
+      nullable,
+      makeDefault,
+      minSize: primitiveSize(type, compact),
+    };
+  }
+  let elemDecode: Decode;
+  let elemEncode: Encode;
+  let elemSize: number;
+  if (spec.type === '[]') {
+    const struct = compileStruct(spec.fields ?? [], version, flexible, `${path}.${name}`);
+    elemDecode = (r) => struct.decode(r);
+    elemEncode = (w, v) => struct.encode(w, v as Record<string, unknown>);
+    elemSize = struct.minSize;
+  } else {
+    const type = spec.type.slice(2) as PrimitiveType;
+    elemDecode = primitiveDecoder(type, false, compact);
+    elemEncode = primitiveEncoder(type, compact);
+    elemSize = primitiveSize(type, compact);
+  }
+  const decode: Decode = (r) => {
+    const n = r.arrayLength(compact, nullable, elemSize);
+    if (n < 0) return null;
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) out[i] = elemDecode(r);
+    return out;
+  };
+  const encode: Encode = (w, v) => {
+    if (v === null) {
+      if (compact) w.unsignedVarint(0);
+      else w.int32(-1);
+      return;
+    }
+    const arr = v as readonly unknown[];
+    if (compact) w.unsignedVarint(arr.length + 1);
+    else w.int32(arr.length);
+    for (const e of arr) elemEncode(w, e);
+  };
+  return { name, decode, encode, nullable, makeDefault, minSize: compact ? 1 : 4 };
+}
+
+/** Compiles a field list for one version. Struct-level tagged fields (flexible versions) are skipped on read. */
+export function compileStruct(fields: readonly FieldSpec[], version: number, flexible: boolean, path = ''): CompiledStruct {
+  const compiled = fields.map((spec) => compileField(spec, version, flexible, path));
+  const present = compiled.filter((c) => c.encode !== null);
+  const minSize = compiled.reduce((sum, c) => sum + c.minSize, 0) + (flexible ? 1 : 0);
+  return {
+    minSize,
+    decode(r) {
+      const out: Record<string, unknown> = {};
+      for (const c of compiled) out[c.name] = c.decode === null ? c.makeDefault() : c.decode(r);
+      if (flexible) r.skipTaggedFields();
+      return out;
+    },
+    encode(w, value) {
+      for (const c of present) {
+        let v = value[c.name];
+        if (v === undefined) v = c.makeDefault();
+        if (v === null && !c.nullable) {
+          throw new TypeError(`Field ${path}.${c.name} is null but not nullable at version ${version}`);
+        }
+        (c.encode as Encode)(w, v);
+      }
+      if (flexible) w.emptyTaggedFields();
+    },
+  };
+}
+
+/** Per-schema cache so each (schema, version) is compiled once. */
+export class SchemaCodec {
+  private readonly cache = new Map<number, CompiledStruct>();
+
+  constructor(
+    readonly fields: readonly FieldSpec[],
+    private readonly isFlexible: (version: number) => boolean,
+    private readonly name: string,
+  ) {}
+
+  forVersion(version: number): CompiledStruct {
+    let c = this.cache.get(version);
+    if (c === undefined) {
+      c = compileStruct(this.fields, version, this.isFlexible(version), this.name);
+      this.cache.set(version, c);
+    }
+    return c;
+  }
+}

@@ -1,0 +1,56 @@
+import * as snappy from 'snappy';
+
+/**
+ * Snappy with the xerial framing (snappy-java's SnappyOutputStream), which the Java client and kafka-python write
+ * and every reader accepts:
+ *
+ *   magic    8 bytes  82 53 4E 41 50 50 59 00   ("\x82SNAPPY\0")
+ *   version  int32    1
+ *   compat   int32    1
+ *   blocks   repeated { int32 compressedLength, raw snappy block of ≤ 32 KiB uncompressed }
+ *
+ * librdkafka, kafkajs-snappy and kafka-node write one raw snappy block instead; `snappyDecompress` tells the two
+ * apart by the magic, as every Kafka reader does.
+ */
+const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
+const XERIAL_HEADER_SIZE = 16;
+const XERIAL_BLOCK_SIZE = 32 * 1024;
+
+export function isXerialFramed(data: Buffer): boolean {
+  return data.length >= XERIAL_HEADER_SIZE && data.subarray(0, 8).equals(XERIAL_MAGIC);
+}
+
+function rawUncompress(block: Buffer): Buffer {
+  return snappy.uncompressSync(block, { asBuffer: true }) as Buffer;
+}
+
+export function snappyCompressXerial(data: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  const header = Buffer.alloc(XERIAL_HEADER_SIZE);
+  XERIAL_MAGIC.copy(header, 0);
+  header.writeInt32BE(1, 8);
+  header.writeInt32BE(1, 12);
+  parts.push(header);
+  for (let pos = 0; pos < data.length; pos += XERIAL_BLOCK_SIZE) {
+    const block = snappy.compressSync(data.subarray(pos, Math.min(data.length, pos + XERIAL_BLOCK_SIZE)));
+    const len = Buffer.alloc(4);
+    len.writeInt32BE(block.length, 0);
+    parts.push(len, block);
+  }
+  return Buffer.concat(parts);
+}
+
+export function snappyDecompress(data: Buffer): Buffer {
+  if (!isXerialFramed(data)) return rawUncompress(data);
+  const parts: Buffer[] = [];
+  let pos = XERIAL_HEADER_SIZE;
+  while (pos < data.length) {
+    if (pos + 4 > data.length) throw new Error('Truncated xerial snappy block length');
+    const len = data.readInt32BE(pos);
+    pos += 4;
+    if (len < 0 || pos + len > data.length) throw new Error(`Invalid xerial snappy block length ${len}`);
+    parts.push(rawUncompress(data.subarray(pos, pos + len)));
+    pos += len;
+  }
+  return Buffer.concat(parts);
+}

@@ -1,0 +1,74 @@
+import { ApiHandlers, ConnectionContext, NO_RESPONSE } from '../../../src/broker/network/api-handler';
+import { DispatchOutcome, RequestDispatcher } from '../../../src/broker/request-dispatcher';
+import { allApis } from '../../../src/protocol/apis';
+
+const ctx = (): ConnectionContext => ({
+  connectionId: '127.0.0.1:9092-127.0.0.1:5000-0',
+  listenerName: 'PLAINTEXT',
+  securityProtocol: 'PLAINTEXT',
+  clientAddress: '/127.0.0.1',
+  clientPort: 5000,
+  clientSoftwareName: 'unknown',
+  clientSoftwareVersion: 'unknown',
+});
+
+/** A dispatcher with a (never called) handler for every registered API. */
+function fullDispatcher(extra: ApiHandlers = {}): RequestDispatcher {
+  const handlers: Record<number, unknown> = {};
+  for (const api of allApis()) if (api.key !== 18 && api.key !== 17) handlers[api.key] = () => ({});
+  return new RequestDispatcher({ ...(handlers as ApiHandlers), ...extra });
+}
+
+function hex(outcome: DispatchOutcome | Promise<DispatchOutcome>): string {
+  const o = outcome as DispatchOutcome;
+  if (o.kind !== 'send') throw new Error(`expected a response, got ${o.kind}`);
+  return Buffer.concat(o.chunks).toString('hex');
+}
+
+describe('RequestDispatcher', () => {
+  it('advertises exactly the docs §0 table plus the inter-broker APIs, min 0 everywhere, no SaslHandshake', () => {
+    const table = fullDispatcher().advertised().map((k) => `${k.apiKey}:${k.minVersion}-${k.maxVersion}`);
+    expect(table).toEqual([
+      '0:0-7', '1:0-11', '2:0-3', '3:0-6', '4:0-3', '5:0-1', '6:0-5', '7:0-2', '8:0-7', '9:0-5', '10:0-2', '11:0-5', '12:0-3',
+      '13:0-3', '14:0-3', '15:0-2', '16:0-2', '18:0-3', '19:0-4', '20:0-3', '21:0-1', '22:0-1', '23:0-3', '32:0-2', '33:0-1',
+      '37:0-1', '42:0-1',
+    ]);
+  });
+
+  it('advertises only the APIs a handler is installed for', () => {
+    const d = new RequestDispatcher({ 3: () => ({ throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [] }) });
+    expect(d.advertised().map((k) => k.apiKey)).toEqual([3, 18]);
+  });
+
+  it('answers librdkafka ApiVersions v3 (flexible request, response header v0, compact body)', () => {
+    const d = new RequestDispatcher({ 3: () => ({ throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [] }) });
+    const frame = Buffer.from('00120003000000010007' + Buffer.from('rdkafka').toString('hex') + '00' + '0b' + Buffer.from('librdkafka').toString('hex') + '06' + Buffer.from('2.0.2').toString('hex') + '00', 'hex');
+    const c = ctx();
+    // size, corr 1, error 0, compact array of 2 (+1), {3,0,6,tags}, {18,0,3,tags}, throttle 0, tags
+    expect(hex(d.handle(frame, c))).toBe('0000001a' + '00000001' + '0000' + '03' + '0003000000060' + '0' + '0012000000030' + '0' + '00000000' + '00');
+    expect(c.clientSoftwareName).toBe('librdkafka');
+  });
+
+  it('answers an unsupported ApiVersions version with error 35 in the v0 shape', () => {
+    const frame = Buffer.from('00120004000000020007' + Buffer.from('rdkafka').toString('hex') + '00' + '00', 'hex');
+    expect(hex(fullDispatcher().handle(frame, ctx()))).toBe('00000010' + '00000002' + '0023' + '00000001' + '001200000003');
+  });
+
+  it.each([
+    ['unknown API key', '03e7000000000001ffff'],
+    ['unsupported Metadata version', '0003000c00000001ffff00'],
+    ['truncated header', '000300'],
+    ['truncated body', '0003000100000001ffff0000'],
+    ['array count beyond the frame', '0003000100000001ffff7fffffff'],
+    ['bad UTF-8 client id', '00030001000000010002c328ffffffff'],
+  ])('closes the connection on %s', (_name, h) => {
+    const o = fullDispatcher().handle(Buffer.from(h, 'hex'), ctx()) as DispatchOutcome;
+    expect(o.kind).toBe('close');
+  });
+
+  it('sends nothing for NO_RESPONSE (Produce acks=0)', () => {
+    const d = fullDispatcher({ 0: () => NO_RESPONSE });
+    const frame = Buffer.from('0000000300000005ffff' + 'ffff' + '0000' + '000003e8' + '00000000', 'hex');
+    expect((d.handle(frame, ctx()) as DispatchOutcome).kind).toBe('none');
+  });
+});
