@@ -1,0 +1,103 @@
+import { BrokerProcess } from './broker-process';
+import { waitUntil } from './wait-until';
+import { startZkEnsemble, uniqueChroot, ZkEnsemble } from './zk-ensemble';
+import { inspectZk, readJson } from './zk-inspect';
+import { ZkClient } from '../../src/zk/zk-client';
+
+export interface TestClusterOptions {
+  brokers: number;
+  /** Properties for every broker. */
+  props?: Record<string, string>;
+  /** A running ensemble to use (with a fresh chroot); a new 3-node one otherwise. */
+  ensemble?: ZkEnsemble;
+}
+
+/**
+ * A real cluster for a test: a 3-node ZooKeeper ensemble (or a chroot in a shared one) and broker processes
+ * started with bin/kafka-server-start.ts, ids 0..n-1. `waitForController()` and friends read ZooKeeper.
+ */
+export class TestCluster {
+  readonly brokers = new Map<number, BrokerProcess>();
+
+  private constructor(
+    readonly ensemble: ZkEnsemble,
+    private readonly ownsEnsemble: boolean,
+    readonly zkConnect: string,
+    readonly zk: ZkClient,
+    private readonly props: Record<string, string>,
+  ) {}
+
+  static async start(options: TestClusterOptions): Promise<TestCluster> {
+    const ensemble = options.ensemble ?? (await startZkEnsemble({ size: 3 }));
+    const zkConnect = ensemble.connectStringWithChroot(uniqueChroot('cluster'));
+    const cluster = new TestCluster(ensemble, options.ensemble === undefined, zkConnect, await inspectZk(ensemble.connectString), options.props ?? {});
+    await Promise.all(Array.from({ length: options.brokers }, (_, id) => cluster.startBroker(id)));
+    await cluster.waitForController();
+    return cluster;
+  }
+
+  get chroot(): string {
+    return this.zkConnect.slice(this.zkConnect.indexOf('/'));
+  }
+
+  async startBroker(id: number, extra: Record<string, string> = {}): Promise<BrokerProcess> {
+    const previous = this.brokers.get(id);
+    const broker = await BrokerProcess.start({
+      brokerId: id,
+      zkConnect: this.zkConnect,
+      props: { ...this.props, ...extra },
+      ...(previous ? { logDirs: previous.logDirs, logDir: previous.logDir, port: previous.port } : {}),
+    });
+    this.brokers.set(id, broker);
+    return broker;
+  }
+
+  broker(id: number): BrokerProcess {
+    const b = this.brokers.get(id);
+    if (b === undefined) throw new Error(`no broker ${id}`);
+    return b;
+  }
+
+  get bootstrap(): string {
+    return [...this.brokers.values()].filter((b) => b.child.isRunning()).map((b) => `127.0.0.1:${b.port}`).join(',');
+  }
+
+  async controllerId(): Promise<number | undefined> {
+    const node = await readJson(this.zk, `${this.chroot}/controller`);
+    return node === null ? undefined : Number(node['brokerid']);
+  }
+
+  async controllerEpoch(): Promise<number> {
+    const node = await this.zk.getData(`${this.chroot}/controller_epoch`);
+    return Number(node?.data?.toString() ?? -1);
+  }
+
+  async waitForController(timeoutMs = 30000): Promise<number> {
+    return waitUntil(() => this.controllerId(), { timeoutMs, message: 'a controller to be elected' });
+  }
+
+  async partitionState(topic: string, partition: number): Promise<{ leader: number; leader_epoch: number; isr: number[] } | null> {
+    return (await readJson(this.zk, `${this.chroot}/brokers/topics/${topic}/partitions/${partition}/state`)) as never;
+  }
+
+  /** Waits until every partition of `topic` has a leader in ZooKeeper and returns the leaders. */
+  async waitForLeaders(topic: string, partitions: number, timeoutMs = 30000): Promise<number[]> {
+    return waitUntil(
+      async () => {
+        const leaders: number[] = [];
+        for (let p = 0; p < partitions; p++) {
+          const s = await this.partitionState(topic, p);
+          if (s === null || s.leader < 0) return undefined;
+          leaders.push(s.leader);
+        }
+        return leaders;
+      },
+      { timeoutMs, message: `leaders for all ${partitions} partitions of ${topic}` },
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.brokers.values()].map((b) => b.child.stop({ graceMs: 10000 })));
+    if (this.ownsEnsemble) await this.ensemble.close();
+  }
+}
