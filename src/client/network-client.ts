@@ -27,6 +27,8 @@ export interface NetworkClientOptions {
    * inter.broker.protocol.version instead of negotiating).
    */
   negotiateVersions?: boolean;
+  /** Ask brokers to auto-create unknown topics named in Metadata requests (producers: true, as Java's). */
+  allowAutoTopicCreation?: boolean;
 }
 
 /** Where a request goes: a broker id, any broker (least loaded), or the current controller. */
@@ -74,6 +76,7 @@ export class NetworkClient {
       retryBackoffMaxMs: 1000,
       metadataMaxAgeMs: 300000,
       negotiateVersions: true,
+      allowAutoTopicCreation: false,
       ...options,
     };
   }
@@ -83,7 +86,7 @@ export class NetworkClient {
     if (this.refreshing !== undefined && topics !== null && topics.length === 0) return this.refreshing;
     const run = async (): Promise<void> => {
       const target: Target = this.metadata.brokers.size > 0 ? 'any' : -1;
-      const body = { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: false };
+      const body = { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: this.opts.allowAutoTopicCreation };
       const response = await this.request(target, MetadataApi, body);
       this.metadata.update(response, Date.now());
     };

@@ -45,7 +45,9 @@ export class Scheduler {
         logger.debug(`Skipping a run of ${name}: the previous run is still in progress`);
         return;
       }
-      const run = this.runOnce(name, task).finally(() => {
+      const result = this.start(name, task);
+      if (result === undefined) return;
+      const run = result.finally(() => {
         state.running = undefined;
         this.inFlight.delete(run);
       });
@@ -83,13 +85,20 @@ export class Scheduler {
     await this.idle();
   }
 
-  private async runOnce(name: string, task: () => void | Promise<void>): Promise<void> {
+  /** Runs the task; returns a promise only if it is still running (it returned one). Failures are logged. */
+  private start(name: string, task: () => void | Promise<void>): Promise<void> | undefined {
+    if (logger.isTraceEnabled()) logger.trace(`Beginning execution of scheduled task '${name}'.`);
+    let result: void | Promise<void>;
     try {
-      if (logger.isTraceEnabled()) logger.trace(`Beginning execution of scheduled task '${name}'.`);
-      await task();
-      if (logger.isTraceEnabled()) logger.trace(`Completed execution of scheduled task '${name}'.`);
+      result = task();
     } catch (err) {
       logger.error(`Uncaught exception in scheduled task '${name}'`, err);
+      return undefined;
     }
+    if (result === undefined || typeof (result as Promise<void>).then !== 'function') return undefined;
+    return Promise.resolve(result).then(
+      () => undefined,
+      (err: unknown) => logger.error(`Uncaught exception in scheduled task '${name}'`, err),
+    );
   }
 }

@@ -20,8 +20,8 @@ export abstract class AbstractIndex {
   private persisted = 0;
   private fd: number | undefined;
   private maxEntriesValue: number;
-  /** Length of the file when it was opened; the sanity check uses it. */
-  protected loadedFileLength: number;
+  /** Current length of the file (as found when opened, then as written); the sanity check uses it. */
+  protected fileLength: number;
 
   protected constructor(
     public file: string,
@@ -36,8 +36,8 @@ export abstract class AbstractIndex {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    this.loadedFileLength = existing?.length ?? 0;
-    const whole = Math.floor(this.loadedFileLength / entrySize);
+    this.fileLength = existing?.length ?? 0;
+    const whole = Math.floor(this.fileLength / entrySize);
     this.buf = Buffer.alloc(Math.max(entrySize * 64, whole * entrySize * 2));
     if (existing !== undefined) existing.copy(this.buf, 0, 0, whole * entrySize);
     this.entryCount = whole;
@@ -92,14 +92,15 @@ export abstract class AbstractIndex {
     const to = this.entryCount * this.entrySize;
     fs.writeSync(this.openFd(), this.buf, from, to - from, from);
     this.persisted = this.entryCount;
+    this.fileLength = to;
   }
 
   protected truncateToEntries(n: number): void {
-    if (n >= this.entryCount && this.loadedFileLength <= n * this.entrySize) return;
+    if (n >= this.entryCount && this.fileLength === this.persisted * this.entrySize) return;
     this.entryCount = Math.min(n, this.entryCount);
     this.persisted = Math.min(this.persisted, this.entryCount);
     fs.ftruncateSync(this.openFd(), this.persisted * this.entrySize);
-    this.loadedFileLength = this.entryCount * this.entrySize;
+    this.fileLength = this.persisted * this.entrySize;
     this.persist();
   }
 
@@ -136,7 +137,7 @@ export abstract class AbstractIndex {
     fs.ftruncateSync(fd, 0);
     if (this.entryCount > 0) fs.writeSync(fd, this.buf, 0, this.entryCount * this.entrySize, 0);
     this.persisted = this.entryCount;
-    this.loadedFileLength = this.entryCount * this.entrySize;
+    this.fileLength = this.entryCount * this.entrySize;
   }
 
   renameTo(file: string): void {

@@ -159,9 +159,17 @@ export function validateAndAssignOffsets(input: Buffer, p: LeaderValidationParam
 
 /**
  * Checks records a follower fetched from its leader: structure and CRC, offsets increasing and not below the
- * follower's log end offset. Offsets are kept as they are.
+ * follower's log end offset. Offsets are kept as they are. A fetch response may end in the middle of a batch;
+ * that incomplete tail is dropped (Kafka trims it the same way).
  */
-export function validateFollowerRecords(input: Buffer, logEndOffset: number): ValidatedRecords | undefined {
+export function validateFollowerRecords(fetched: Buffer, logEndOffset: number): ValidatedRecords | undefined {
+  let complete = 0;
+  while (complete + LOG_OVERHEAD <= fetched.length) {
+    const size = LOG_OVERHEAD + fetched.readInt32BE(complete + 8);
+    if (size < RECORD_BATCH_OVERHEAD || complete + size > fetched.length) break;
+    complete += size;
+  }
+  const input = complete === fetched.length ? fetched : fetched.subarray(0, complete);
   if (input.length === 0) return undefined;
   const batches = splitBatches(input);
   let expected = logEndOffset;

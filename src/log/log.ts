@@ -13,6 +13,7 @@ import { loadLog, segmentOpenOptions } from './log-loader';
 import { LogSegment } from './log-segment';
 import { LogSegments } from './log-segments';
 import { AppendOrigin, ValidatedRecords, validateAndAssignOffsets, validateFollowerRecords } from './log-validator';
+import { LogWritePipeline } from './log-write-pipeline';
 import { SerialQueue } from './serial-queue';
 import { TopicPartition } from './topic-partition';
 
@@ -22,11 +23,11 @@ import { TopicPartition } from './topic-partition';
  *
  * Concurrency: appends, truncations, rolls, retention and start-offset moves run one at a time through a
  * per-log SerialQueue, so offsets and file writes never interleave. An append is validated and given its
- * offsets under the queue, then its bytes join a per-log write pipeline: one positional writev at a time on
- * libuv's thread pool, coalescing whatever appends queued up meanwhile, in offset order. So the CPU work of the
- * next append (CRC-32C) overlaps the copy of the previous one into the page cache. The log end offset moves
- * when a write completes; reads, which take no lock, see only written bytes. Truncation, explicit rolls,
- * retention and close first wait for the pipeline to drain. fsync is asynchronous and never blocks appends.
+ * offsets under the queue, then its bytes join the log's LogWritePipeline (one coalescing positional writev at
+ * a time, in offset order), so the CRC-32C of the next append overlaps the write of the previous one and the
+ * event loop never blocks on the disk. The log end offset moves when a write completes; reads, which take no
+ * lock, see only written bytes. Truncation, explicit rolls, retention and close first drain the pipeline.
+ * fsync is asynchronous and never blocks appends.
  *
  * I/O errors (EIO, ENOSPC, ...) mark the log dir offline through the LogDirFailureChannel and surface as
  * KAFKA_STORAGE_ERROR; every later call on the log fails the same way.
@@ -55,18 +56,6 @@ export interface LogAppendInfo {
   readonly numMessages: number;
   readonly validBytes: number;
 }
-
-interface PendingWrite {
-  readonly segment: LogSegment;
-  readonly position: number;
-  readonly records: Buffer;
-  readonly info: LogAppendInfo;
-  readonly resolve: (info: LogAppendInfo) => void;
-  readonly reject: (err: unknown) => void;
-}
-
-/** At most this many bytes go into one writev, so one slow write does not hold back many appends. */
-const MAX_COALESCED_WRITE_BYTES = 8 << 20;
 
 export interface FetchDataInfo {
   readonly fetchOffset: number;
@@ -100,9 +89,7 @@ export class Log {
   private nextOffset: number;
   /** The next offset to assign; above nextOffset while appends are being written. */
   private nextOffsetToAssign: number;
-  private readonly pendingWrites: PendingWrite[] = [];
-  private writing = false;
-  private drainWaiters: Array<() => void> = [];
+  private readonly writes: LogWritePipeline<LogAppendInfo>;
   private logStartOffsetValue: number;
   private recoveryPointValue: number;
   private highWatermarkValue: number;
@@ -140,6 +127,16 @@ export class Log {
     this.segments = loaded.segments;
     this.nextOffset = loaded.nextOffset;
     this.nextOffsetToAssign = loaded.nextOffset;
+    this.writes = new LogWritePipeline<LogAppendInfo>(
+      (info) => {
+        this.nextOffset = Math.max(this.nextOffset, info.lastOffset + 1);
+        this.unflushedMessages += info.numMessages;
+      },
+      (err) => {
+        this.nextOffsetToAssign = this.nextOffset;
+        return this.handleIoError('appending to the log', err);
+      },
+    );
     this.logStartOffsetValue = loaded.logStartOffset;
     this.recoveryPointValue = loaded.recoveryPoint;
     this.highWatermarkValue = Math.min(Math.max(p.highWatermark ?? 0, this.logStartOffsetValue), this.nextOffset);
@@ -309,6 +306,20 @@ export class Log {
     });
   }
 
+  /**
+   * Records that `leaderEpoch` starts at `startOffset` (default: the end of everything appended so far), e.g. when
+   * this broker becomes leader (Kafka's maybeAssignEpochStartOffset).
+   */
+  maybeAssignEpochStartOffset(leaderEpoch: number, startOffset = this.nextOffsetToAssign): void {
+    this.io('updating the leader epoch cache', () => this.leaderEpochCache.assign(leaderEpoch, startOffset));
+  }
+
+  /** OffsetsForLeaderEpoch: the largest epoch ≤ `leaderEpoch` and where it ends (−1, −1 if unknown). */
+  endOffsetForEpoch(leaderEpoch: number): { leaderEpoch: number; endOffset: number } {
+    const e = this.leaderEpochCache.endOffsetFor(leaderEpoch, this.nextOffset);
+    return { leaderEpoch: e.epoch, endOffset: e.startOffset };
+  }
+
   /** Sets the high watermark, clamped to [logStartOffset, LEO]; returns the value set. */
   updateHighWatermark(hw: number): number {
     this.highWatermarkValue = Math.min(Math.max(hw, this.logStartOffsetValue), this.nextOffset);
@@ -338,7 +349,7 @@ export class Log {
   truncateTo(targetOffset: number): Promise<boolean> {
     if (targetOffset < 0) return Promise.reject(new Error(`Cannot truncate partition ${this.tpString()} to a negative offset (${targetOffset}).`));
     return this.queue.run(async () => {
-      await this.drainWrites();
+      await this.writes.drain();
       return this.io('truncating the log', () => {
         if (targetOffset >= this.nextOffset) return false;
         const first = this.segments.first() as LogSegment;
@@ -359,7 +370,7 @@ export class Log {
   /** Deletes everything and restarts the log empty at `newOffset` (a follower far behind its leader). */
   truncateFullyAndStartAt(newOffset: number): Promise<void> {
     return this.queue.run(async () => {
-      await this.drainWrites();
+      await this.writes.drain();
       this.io('truncating the log', () => this.truncateFullyAndStartAtNow(newOffset));
     });
   }
@@ -367,7 +378,7 @@ export class Log {
   /** Starts a new active segment at the LEO (no-op if the active one is empty). */
   roll(): Promise<LogSegment> {
     return this.queue.run(async () => {
-      await this.drainWrites();
+      await this.writes.drain();
       return this.io('rolling the log', () => this.rollNow());
     });
   }
@@ -379,7 +390,7 @@ export class Log {
    */
   deleteOldSegments(): Promise<number> {
     return this.queue.run(async () => {
-      await this.drainWrites();
+      await this.writes.drain();
       return this.io('deleting old segments', () => {
         if (this.closed) return 0;
         let deleted = 0;
@@ -415,7 +426,7 @@ export class Log {
   /** Closes all files (after pending queue work). Segments waiting for deletion are deleted now. */
   close(): Promise<void> {
     return this.queue.run(async () => {
-      await this.drainWrites();
+      await this.writes.drain();
       if (this.closed) return;
       this.closed = true;
       try {
@@ -465,57 +476,7 @@ export class Log {
       numMessages: v.numMessages,
       validBytes: v.records.length,
     };
-    return new Promise<LogAppendInfo>((resolve, reject) => {
-      this.pendingWrites.push({ segment, position, records: v.records, info, resolve, reject });
-      this.pumpWrites();
-    });
-  }
-
-  /** Starts the next coalesced write unless one is in flight. */
-  private pumpWrites(): void {
-    if (this.writing) return;
-    const first = this.pendingWrites[0];
-    if (first === undefined) {
-      const waiters = this.drainWaiters;
-      this.drainWaiters = [];
-      for (const w of waiters) w();
-      return;
-    }
-    const group: PendingWrite[] = [first];
-    let end = first.position + first.records.length;
-    for (let i = 1; i < this.pendingWrites.length; i++) {
-      const next = this.pendingWrites[i] as PendingWrite;
-      if (next.segment !== first.segment || next.position !== end || end - first.position >= MAX_COALESCED_WRITE_BYTES) break;
-      group.push(next);
-      end += next.records.length;
-    }
-    this.pendingWrites.splice(0, group.length);
-    this.writing = true;
-    first.segment.write(group.map((g) => g.records), first.position).then(
-      () => {
-        for (const g of group) {
-          this.nextOffset = Math.max(this.nextOffset, g.info.lastOffset + 1);
-          this.unflushedMessages += g.info.numMessages;
-          g.resolve(g.info);
-        }
-        if (this.logger.isTraceEnabled()) this.logger.trace(`Appended ${group.length} message set(s) up to offset ${this.nextOffset - 1}, next offset: ${this.nextOffset}`);
-        this.writing = false;
-        this.pumpWrites();
-      },
-      (err: unknown) => {
-        const error = this.handleIoError('appending to the log', err);
-        for (const g of [...group, ...this.pendingWrites.splice(0)]) g.reject(error);
-        this.nextOffsetToAssign = this.nextOffset;
-        this.writing = false;
-        this.pumpWrites();
-      },
-    );
-  }
-
-  /** Resolves when every queued write has completed (or failed). */
-  private drainWrites(): Promise<void> {
-    if (!this.writing && this.pendingWrites.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    return this.writes.submit(segment, position, v.records, info);
   }
 
   private async maybeFlushAfterAppend(info: LogAppendInfo): Promise<LogAppendInfo> {
@@ -560,7 +521,7 @@ export class Log {
     const segment = LogSegment.open(this.dir, newOffset, segmentOpenOptions(this.configValue, start));
     this.segments.add(segment);
     // With writes in flight the log end offset follows them; otherwise it jumps over a follower's gap now.
-    if (!this.writing && this.pendingWrites.length === 0) this.nextOffset = Math.max(this.nextOffset, newOffset);
+    if (!this.writes.busy) this.nextOffset = Math.max(this.nextOffset, newOffset);
     this.nextOffsetToAssign = Math.max(this.nextOffsetToAssign, newOffset);
     this.logger.info(`Rolled new log segment at offset ${newOffset} in ${this.clock.nowMs() - start} ms.`);
     // Kafka flushes the finished segment in the background right after a roll.

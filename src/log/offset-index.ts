@@ -71,8 +71,8 @@ export class OffsetIndex extends AbstractIndex {
   }
 
   sanityCheck(logSize: number): void {
-    if (this.loadedFileLength % ENTRY_SIZE !== 0) {
-      throw new CorruptIndexError(`Index file ${this.file} is corrupt, found ${this.loadedFileLength} bytes which is neither positive nor a multiple of ${ENTRY_SIZE}.`);
+    if (this.fileLength % ENTRY_SIZE !== 0) {
+      throw new CorruptIndexError(`Index file ${this.file} is corrupt, found ${this.fileLength} bytes which is neither positive nor a multiple of ${ENTRY_SIZE}.`);
     }
     let prevRel = -1;
     let prevPos = -1;

@@ -70,8 +70,8 @@ export class TimeIndex extends AbstractIndex {
   }
 
   sanityCheck(): void {
-    if (this.loadedFileLength % ENTRY_SIZE !== 0) {
-      throw new CorruptIndexError(`Time index file ${this.file} is corrupt, found ${this.loadedFileLength} bytes which is neither positive nor a multiple of ${ENTRY_SIZE}.`);
+    if (this.fileLength % ENTRY_SIZE !== 0) {
+      throw new CorruptIndexError(`Time index file ${this.file} is corrupt, found ${this.fileLength} bytes which is neither positive nor a multiple of ${ENTRY_SIZE}.`);
     }
     let prev: TimestampOffset | undefined;
     for (let s = 0; s < this.entryCount; s++) {

@@ -189,7 +189,13 @@ export class Connection {
     if (this.closed) return;
     if (level === 'debug') this.logger.debug(`Closing connection ${this.context.connectionId}: ${reason}`);
     this.closed = true;
-    this.socket.destroy();
+    if (this.socket.writableLength > 0) {
+      // Let responses already written for earlier requests reach the client, then close; never wait long.
+      this.socket.end();
+      setTimeout(() => this.socket.destroy(), 1000).unref();
+    } else {
+      this.socket.destroy();
+    }
     this.finishClose();
   }
 

@@ -28,4 +28,16 @@ describe('kcat 1.7.1 (librdkafka 2.0.2) against the protocol test server', () =>
     expect(c.code).toBe(0);
     expect(c.stdout.trim().split('\n')).toEqual(['0 k1 a', '1 k2 b', '2  c']);
   });
+
+  it('moves megabytes: large produce frames split across TCP reads, multi-batch fetches', async () => {
+    const lines = Array.from({ length: 20000 }, (_, i) => `${String(i).padStart(6, '0')}-${'x'.repeat(120)}`);
+    const p = await runChild('kcat', ['-b', server.bootstrap, '-P', '-t', 'big', '-p', '0', '-X', 'batch.size=1000000', '-X', 'linger.ms=50'], { input: `${lines.join('\n')}\n`, timeoutMs: 60000 });
+    expect(p.code).toBe(0);
+    expect(server.topics.get('big')?.[0]?.nextOffset).toBe(lines.length);
+    // Batches of hundreds of KB: their Produce frames arrive over many socket reads.
+    expect(server.topics.get('big')?.[0]?.batches.length).toBeLessThan(40);
+    const c = await runChild('kcat', ['-b', server.bootstrap, '-C', '-t', 'big', '-p', '0', '-o', 'beginning', '-e', '-f', '%s\n'], { timeoutMs: 60000 });
+    expect(c.code).toBe(0);
+    expect(c.stdout.trim().split('\n')).toEqual(lines);
+  });
 });

@@ -5,6 +5,7 @@ import { Log } from '../../../src/log/log';
 import { batchesIn } from '../../../src/records/record-batch';
 import { MockClock } from '../../helpers/mock-clock';
 import { makeBatch, makeTempDir, removeDir } from './log-test-utils';
+import { quietLogging } from './log-test-utils';
 import * as path from 'node:path';
 
 /**
@@ -52,6 +53,11 @@ class Model {
 }
 
 describe('Log against an in-memory model', () => {
+  let restoreLogging: () => void = () => undefined;
+  beforeAll(() => {
+    restoreLogging = quietLogging();
+  });
+  afterAll(() => restoreLogging());
   it('agrees with the model on random operation sequences', async () => {
     let run = 0;
     await fc.assert(

@@ -6,12 +6,18 @@ import { Log } from '../../../src/log/log';
 import { batchesIn } from '../../../src/records/record-batch';
 import { MockClock } from '../../helpers/mock-clock';
 import { makeBatch, makeTempDir, removeDir } from './log-test-utils';
+import { quietLogging } from './log-test-utils';
 
 /**
  * Crash recovery: a log written and then "killed" (files left as they are, no clean shutdown) is reopened.
  * Every whole batch before the first bad byte must survive; nothing after it may.
  */
 describe('Log recovery', () => {
+  let restoreLogging: () => void = () => undefined;
+  beforeAll(() => {
+    restoreLogging = quietLogging();
+  });
+  afterAll(() => restoreLogging());
   let root: string;
   let clock: MockClock;
   let scheduler: Scheduler;

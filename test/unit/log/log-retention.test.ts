@@ -1,8 +1,14 @@
 import * as fs from 'node:fs';
 import { LogFixture, logFixture, makeBatch } from './log-test-utils';
+import { quietLogging } from './log-test-utils';
 
 /** Retention with an injected clock: by time (largest record timestamp), by size, by log start offset. */
 describe('Log retention', () => {
+  let restoreLogging: () => void = () => undefined;
+  beforeAll(() => {
+    restoreLogging = quietLogging();
+  });
+  afterAll(() => restoreLogging());
   let f: LogFixture;
   beforeEach(() => {
     f = logFixture();

@@ -8,6 +8,7 @@ import { legacyEntrySize, readLegacyMessages, writeLegacyEntry } from '../../../
 import { downConvert } from '../../../src/records/record-conversion';
 import { TimestampType } from '../../../src/records/timestamp-type';
 import { LogFixture, logFixture, makeBatch } from './log-test-utils';
+import { quietLogging } from './log-test-utils';
 
 const fixture = (name: string): Buffer =>
   Buffer.from(fs.readFileSync(path.join(__dirname, '../../fixtures/records', name), 'utf8').trim(), 'hex');
@@ -24,6 +25,11 @@ async function expectKafkaError(p: Promise<unknown> | (() => unknown), name: str
 }
 
 describe('Log', () => {
+  let restoreLogging: () => void = () => undefined;
+  beforeAll(() => {
+    restoreLogging = quietLogging();
+  });
+  afterAll(() => restoreLogging());
   let f: LogFixture;
   beforeEach(() => {
     f = logFixture();
@@ -258,6 +264,13 @@ describe('Log', () => {
     expect(log.logEndOffset).toBe(3);
     expect(log.leaderEpochCache.latestEpoch()).toBe(4);
     await expectKafkaError(log.appendAsFollower(Buffer.from(b)), 'OFFSET_OUT_OF_RANGE');
+    // a fetch response cut in the middle of its last batch: the whole batches are appended, the tail dropped
+    const next = makeBatch({ count: 2 });
+    new RecordBatch(next).baseOffset = 3;
+    const after = makeBatch({ count: 2 });
+    new RecordBatch(after).baseOffset = 5;
+    const info = await log.appendAsFollower(Buffer.concat([next, after.subarray(0, 30)]));
+    expect([info.firstOffset, info.lastOffset, log.logEndOffset]).toEqual([3, 4, 5]);
   });
 
   it('applies topic config changes at run time', async () => {
@@ -277,10 +290,111 @@ describe('Log', () => {
     expect(log.recoveryPoint).toBe(4);
   });
 
+  it('exposes appended bytes to readers only once they are written', async () => {
+    const log = f.open();
+    await log.appendAsLeader(makeBatch({ count: 2 }));
+    const pending = log.appendAsLeader(makeBatch({ count: 3 }));
+    const truncation = log.truncateTo(1); // queued behind the append; waits for its write
+    // let the append's queue task run (microtasks) but not its write (completes in a later I/O phase)
+    for (let i = 0; i < 20 && log.activeSegment().size === log.activeSegment().readableSize; i++) await Promise.resolve();
+    expect(log.activeSegment().size).toBeGreaterThan(log.activeSegment().readableSize);
+    expect(log.logEndOffset).toBe(2);
+    expect(batchesIn(log.read(0, 1 << 20).records).length).toBe(1);
+    expect((await pending).lastOffset).toBe(4);
+    await truncation;
+    expect(log.logEndOffset).toBe(0);
+  });
+
   it('serialises concurrent appends', async () => {
     const log = f.open();
     const infos = await Promise.all(Array.from({ length: 50 }, () => log.appendAsLeader(makeBatch({ count: 2 }))));
     expect(infos.map((i) => i.firstOffset)).toEqual(Array.from({ length: 50 }, (_, i) => i * 2));
     expect(log.logEndOffset).toBe(100);
+  });
+});
+
+describe('Log (more)', () => {
+  let restoreLogging: () => void = () => undefined;
+  beforeAll(() => {
+    restoreLogging = quietLogging();
+  });
+  afterAll(() => restoreLogging());
+  let f: LogFixture;
+  beforeEach(() => {
+    f = logFixture('events-2');
+  });
+  afterEach(async () => {
+    await f.cleanup();
+  });
+
+  it('tracks leader epochs for OffsetsForLeaderEpoch', async () => {
+    const log = f.open();
+    await log.appendAsLeader(makeBatch({ count: 3 }), 0);
+    log.maybeAssignEpochStartOffset(2);
+    await log.appendAsLeader(makeBatch({ count: 2 }), 2);
+    expect(log.endOffsetForEpoch(0)).toEqual({ leaderEpoch: 0, endOffset: 3 });
+    expect(log.endOffsetForEpoch(1)).toEqual({ leaderEpoch: 0, endOffset: 3 });
+    expect(log.endOffsetForEpoch(2)).toEqual({ leaderEpoch: 2, endOffset: 5 });
+    expect(log.endOffsetForEpoch(7)).toEqual({ leaderEpoch: -1, endOffset: -1 });
+    expect(new RecordBatch(log.read(3, 1000).records).partitionLeaderEpoch).toBe(2);
+  });
+
+  it('refuses DeleteRecords beyond the high watermark', async () => {
+    const log = f.open();
+    await log.appendAsLeader(makeBatch({ count: 4 }));
+    log.updateHighWatermark(2);
+    await expectKafkaError(log.maybeIncrementLogStartOffset(3), 'OFFSET_OUT_OF_RANGE');
+    expect(await log.maybeIncrementLogStartOffset(2)).toBe(true);
+    expect(log.logStartOffset).toBe(2);
+  });
+
+  it('stores gzip legacy sets from kafka-node as one v2 batch with the producer codec', async () => {
+    const log = f.open();
+    const zlib = await import('node:zlib');
+    const inner = Buffer.concat(
+      ['x', 'y', 'z'].map((v) => {
+        const buf = Buffer.alloc(legacyEntrySize(0, null, Buffer.from(v)));
+        writeLegacyEntry(buf, 0, 0, 0, 0, -1, null, Buffer.from(v));
+        return buf;
+      }),
+    );
+    const gz = zlib.gzipSync(inner);
+    const wrapper = Buffer.alloc(legacyEntrySize(1, null, gz));
+    writeLegacyEntry(wrapper, 0, 0, 1, CompressionType.GZIP, 1000, null, gz);
+    const info = await log.appendAsLeader(wrapper);
+    expect([info.firstOffset, info.lastOffset]).toEqual([0, 2]);
+    const batch = new RecordBatch(log.read(0, 1 << 20).records);
+    expect(batch.compressionType).toBe(CompressionType.GZIP);
+    expect(batch.records().map((r) => r.value?.toString())).toEqual(['x', 'y', 'z']);
+  });
+
+  it('marks the log offline on a read I/O error', async () => {
+    const log = f.open();
+    await log.appendAsLeader(makeBatch({ count: 2 }));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const realFs = require('node:fs') as { readSync: typeof fs.readSync };
+    const real = realFs.readSync;
+    realFs.readSync = (() => {
+      throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO', errno: -5, syscall: 'read' });
+    }) as unknown as typeof fs.readSync;
+    try {
+      await expectKafkaError(() => log.read(0, 100), 'KAFKA_STORAGE_ERROR');
+    } finally {
+      realFs.readSync = real;
+    }
+    expect(log.isOffline).toBe(true);
+    await expectKafkaError(log.appendAsLeader(makeBatch()), 'KAFKA_STORAGE_ERROR');
+  });
+
+  it('rolls with the first offset of a follower batch that skips offsets', async () => {
+    const log = f.open({ 'segment.bytes': '300' });
+    const a = makeBatch({ count: 2, valueSize: 60 });
+    await log.appendAsFollower(a);
+    const b = makeBatch({ count: 2, valueSize: 60 });
+    new RecordBatch(b).baseOffset = 10; // compacted upstream: offsets 2..9 are gone
+    await log.appendAsFollower(b);
+    expect(log.logEndOffset).toBe(12);
+    expect(log.logSegments().map((s) => s.baseOffset)).toEqual([0, 10]);
+    expect(batchesIn(log.read(5, 1000).records)[0]?.baseOffset).toBe(10);
   });
 });

@@ -1,0 +1,160 @@
+import { ErrorCode, errorName } from '../common/error-codes';
+import { KafkaError } from '../common/kafka-error';
+import { TopicPartition } from '../common/topic-partition';
+import { FetchApi } from '../protocol/apis/fetch';
+import { ListOffsetsApi } from '../protocol/apis/list-offsets';
+import { batchesIn, Record, TimestampType } from '../records';
+import { sleep } from './exponential-backoff';
+import { NetworkClient } from './network-client';
+
+export interface ConsumedRecord extends Record {
+  topic: string;
+  partition: number;
+  timestampType: TimestampType;
+}
+
+export interface PartitionConsumerOptions {
+  client: NetworkClient;
+  /** fetch.max.wait.ms (default 500). */
+  maxWaitMs?: number;
+  /** max.partition.fetch.bytes (default 1048576). */
+  partitionMaxBytes?: number;
+  /** fetch.max.bytes (default 52428800). */
+  maxBytes?: number;
+}
+
+/** earliest, latest, or an offset. */
+export type StartOffset = 'earliest' | 'latest' | number;
+
+/**
+ * A consumer of explicitly assigned partitions (Kafka's consumer with assign(), no group): resolves start
+ * offsets with ListOffsets, fetches from each partition's leader, follows leader moves by refreshing metadata,
+ * and decodes records only here, at the edge, for printing.
+ */
+export class PartitionConsumer {
+  private readonly positions = new Map<string, { tp: TopicPartition; offset: number }>();
+  private readonly o: Required<Omit<PartitionConsumerOptions, 'client'>>;
+
+  constructor(private readonly client: NetworkClient, options: Omit<PartitionConsumerOptions, 'client'> = {}) {
+    this.o = { maxWaitMs: options.maxWaitMs ?? 500, partitionMaxBytes: options.partitionMaxBytes ?? 1048576, maxBytes: options.maxBytes ?? 52428800 };
+  }
+
+  async assign(tps: readonly TopicPartition[], start: StartOffset): Promise<void> {
+    for (const tp of tps) {
+      const offset = typeof start === 'number' ? start : await this.listOffset(tp, start === 'earliest' ? -2 : -1);
+      this.positions.set(`${tp.topic}-${tp.partition}`, { tp, offset });
+    }
+  }
+
+  position(tp: TopicPartition): number | undefined {
+    return this.positions.get(`${tp.topic}-${tp.partition}`)?.offset;
+  }
+
+  /** -2 earliest, -1 latest (the high watermark), from the partition's leader. */
+  async listOffset(tp: TopicPartition, timestamp: number): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      await this.client.ensureMetadata([tp.topic]);
+      const leader = this.client.metadata.leaderFor(tp.topic, tp.partition);
+      if (leader !== undefined && leader >= 0) {
+        const r = await this.client.request(leader, ListOffsetsApi, {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [{ name: tp.topic, partitions: [{ partitionIndex: tp.partition, timestamp, maxNumOffsets: 1 }] }],
+        });
+        const p = r.topics[0]?.partitions[0];
+        if (p !== undefined && p.errorCode === 0) return p.offset >= 0 ? p.offset : (p.oldStyleOffsets[0] ?? 0);
+        if (p !== undefined && !isRetriable(p.errorCode)) throw new KafkaError(errorName(p.errorCode) as never);
+      }
+      if (attempt > 50) throw new KafkaError('LEADER_NOT_AVAILABLE', `No leader for ${tp.topic}-${tp.partition}`);
+      await sleep(100);
+      await this.client.refreshMetadata([tp.topic]).catch(() => undefined);
+    }
+  }
+
+  /** One fetch round over every assigned partition; returns the records in offset order per partition. */
+  async poll(): Promise<ConsumedRecord[]> {
+    await this.client.ensureMetadata([...new Set([...this.positions.values()].map((p) => p.tp.topic))]);
+    const byLeader = new Map<number, { tp: TopicPartition; offset: number }[]>();
+    let missingLeader = false;
+    for (const pos of this.positions.values()) {
+      const leader = this.client.metadata.leaderFor(pos.tp.topic, pos.tp.partition);
+      if (leader === undefined || leader < 0) {
+        missingLeader = true;
+        continue;
+      }
+      let list = byLeader.get(leader);
+      if (!list) byLeader.set(leader, (list = []));
+      list.push(pos);
+    }
+    const results = await Promise.all([...byLeader].map(([leader, positions]) => this.fetchFrom(leader, positions)));
+    if (missingLeader || results.some((r) => r.refresh)) {
+      await this.client.refreshMetadata().catch(() => undefined);
+      if (results.every((r) => r.records.length === 0)) await sleep(100);
+    }
+    return results.flatMap((r) => r.records);
+  }
+
+  private async fetchFrom(leader: number, positions: { tp: TopicPartition; offset: number }[]): Promise<{ records: ConsumedRecord[]; refresh: boolean }> {
+    const topics = new Map<string, { partition: number; currentLeaderEpoch: number; fetchOffset: number; logStartOffset: number; partitionMaxBytes: number }[]>();
+    for (const p of positions) {
+      let list = topics.get(p.tp.topic);
+      if (!list) topics.set(p.tp.topic, (list = []));
+      list.push({ partition: p.tp.partition, currentLeaderEpoch: -1, fetchOffset: p.offset, logStartOffset: -1, partitionMaxBytes: this.o.partitionMaxBytes });
+    }
+    let response;
+    try {
+      response = await this.client.request(
+        leader,
+        FetchApi,
+        {
+          replicaId: -1,
+          maxWaitMs: this.o.maxWaitMs,
+          minBytes: 1,
+          maxBytes: this.o.maxBytes,
+          isolationLevel: 0,
+          sessionId: 0,
+          sessionEpoch: -1,
+          topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
+          forgottenTopicsData: [],
+          rackId: '',
+        },
+        { timeoutMs: this.o.maxWaitMs + 30000 },
+      );
+    } catch {
+      return { records: [], refresh: true };
+    }
+    const records: ConsumedRecord[] = [];
+    let refresh = false;
+    for (const t of response.responses) {
+      for (const p of t.partitionResponses) {
+        const pos = this.positions.get(`${t.topic}-${p.partition}`);
+        if (pos === undefined) continue;
+        if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE.code) {
+          pos.offset = await this.listOffset(pos.tp, -2);
+          continue;
+        }
+        if (p.errorCode !== 0) {
+          refresh = true;
+          continue;
+        }
+        const data = Array.isArray(p.recordSet) ? Buffer.concat(p.recordSet) : (p.recordSet as Buffer);
+        for (const batch of batchesIn(data)) {
+          if (batch.isControlBatch) {
+            pos.offset = Math.max(pos.offset, batch.nextOffset);
+            continue;
+          }
+          for (const r of batch.records()) {
+            if (r.offset < pos.offset) continue;
+            records.push({ ...r, topic: t.topic, partition: p.partition, timestampType: batch.timestampType });
+            pos.offset = r.offset + 1;
+          }
+        }
+      }
+    }
+    return { records, refresh };
+  }
+}
+
+function isRetriable(code: number): boolean {
+  return [ErrorCode.NOT_LEADER_OR_FOLLOWER.code, ErrorCode.LEADER_NOT_AVAILABLE.code, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code, ErrorCode.REQUEST_TIMED_OUT.code].includes(code);
+}

@@ -1,0 +1,261 @@
+import { ErrorCode, errorName } from '../common/error-codes';
+import { KafkaError } from '../common/kafka-error';
+import { ProduceApi, ProduceResponse } from '../protocol/apis/produce';
+import { CompressionType, RecordBatchBuilder } from '../records';
+import { DefaultPartitioner } from './default-partitioner';
+import { sleep } from './exponential-backoff';
+import { NetworkClient } from './network-client';
+
+export interface ProducerOptions {
+  bootstrapServers: readonly string[];
+  clientId?: string;
+  /** acks: 0, 1 or -1 (all). */
+  acks?: number;
+  compression?: CompressionType;
+  /** batch.size in bytes per partition (default 16384). */
+  batchSize?: number;
+  /** linger.ms (default 0). */
+  lingerMs?: number;
+  /** request.timeout.ms (default 30000). */
+  requestTimeoutMs?: number;
+  /** retries on retriable errors (default 2147483647, bounded by deliveryTimeoutMs). */
+  retries?: number;
+  /** delivery.timeout.ms (default 120000): give up on a record after this long. */
+  deliveryTimeoutMs?: number;
+  /** retry.backoff.ms (default 100). */
+  retryBackoffMs?: number;
+}
+
+export interface RecordMetadata {
+  topic: string;
+  partition: number;
+  /** -1 with acks=0. */
+  offset: number;
+}
+
+interface PendingRecord {
+  resolve: (m: RecordMetadata) => void;
+  reject: (e: Error) => void;
+}
+
+interface Batch {
+  topic: string;
+  partition: number;
+  builder: RecordBatchBuilder;
+  records: PendingRecord[];
+  createdMs: number;
+}
+
+const RETRIABLE = new Set<number>([
+  ErrorCode.NOT_LEADER_OR_FOLLOWER.code,
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code,
+  ErrorCode.LEADER_NOT_AVAILABLE.code,
+  ErrorCode.REQUEST_TIMED_OUT.code,
+  ErrorCode.NOT_ENOUGH_REPLICAS.code,
+  ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code,
+  ErrorCode.KAFKA_STORAGE_ERROR.code,
+  ErrorCode.NETWORK_EXCEPTION.code,
+  ErrorCode.CORRUPT_MESSAGE.code,
+]);
+
+/**
+ * The project's producer (the shape of Kafka's KafkaProducer, RecordAccumulator and Sender): records are
+ * partitioned (murmur2 of the key, as Java), appended to one open batch per partition, and a batch is sent when
+ * it reaches batch.size or has waited linger.ms. Batches go as bytes in one Produce request per leader; a
+ * partition has one batch in flight at a time, so retries after NOT_LEADER_OR_FOLLOWER keep the order.
+ */
+export class Producer {
+  readonly client: NetworkClient;
+  private readonly partitioner = new DefaultPartitioner();
+  private readonly open = new Map<string, Batch>();
+  private readonly queued = new Map<string, Batch[]>();
+  private readonly inFlight = new Set<string>();
+  private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId'>>;
+  private lingerTimer: NodeJS.Timeout | undefined;
+  private idleWaiters: (() => void)[] = [];
+  private closed = false;
+  private metadataChain: Promise<unknown> = Promise.resolve();
+  private waitingForMetadata = 0;
+
+  constructor(options: ProducerOptions) {
+    this.client = new NetworkClient({ bootstrapServers: options.bootstrapServers, clientId: options.clientId ?? 'producer-1', requestTimeoutMs: options.requestTimeoutMs ?? 30000, allowAutoTopicCreation: true });
+    this.o = {
+      acks: options.acks ?? 1,
+      compression: options.compression ?? CompressionType.NONE,
+      batchSize: options.batchSize ?? 16384,
+      lingerMs: options.lingerMs ?? 0,
+      requestTimeoutMs: options.requestTimeoutMs ?? 30000,
+      retries: options.retries ?? 2147483647,
+      deliveryTimeoutMs: options.deliveryTimeoutMs ?? 120000,
+      retryBackoffMs: options.retryBackoffMs ?? 100,
+    };
+    if (![0, 1, -1].includes(this.o.acks)) throw new KafkaError('INVALID_REQUIRED_ACKS', `Invalid value ${this.o.acks} for configuration acks`);
+  }
+
+  /** Partition count of a topic, waiting (up to delivery.timeout.ms) for it to exist with leaders. */
+  async partitionsFor(topic: string): Promise<number> {
+    const deadline = Date.now() + this.o.deliveryTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const md = attempt === 0 ? await this.client.ensureMetadata([topic]) : (await this.client.refreshMetadata([topic]), this.client.metadata);
+      const info = md.topics.get(topic);
+      if (info !== undefined && info.errorCode === 0 && info.partitions.length > 0) return info.partitions.length;
+      if (info !== undefined && info.errorCode !== 0 && !RETRIABLE.has(info.errorCode)) throw new KafkaError(errorName(info.errorCode) as never);
+      if (Date.now() > deadline) throw new KafkaError('REQUEST_TIMED_OUT', `Topic ${topic} not present in metadata after ${this.o.deliveryTimeoutMs} ms.`);
+      await sleep(this.o.retryBackoffMs);
+    }
+  }
+
+  /**
+   * Queues one record. Records given before a topic's metadata is known wait in one chain, so that every record
+   * is appended in the order of the calls.
+   */
+  send(topic: string, key: Buffer | null, value: Buffer | null, partition?: number): Promise<RecordMetadata> {
+    if (this.closed) return Promise.reject(new Error('Cannot send after the producer is closed.'));
+    const info = this.client.metadata.topics.get(topic);
+    if (this.waitingForMetadata === 0 && info !== undefined && info.errorCode === 0 && info.partitions.length > 0) {
+      return this.append(topic, key, value, partition ?? this.partitioner.partition(key, info.partitions.length));
+    }
+    this.waitingForMetadata++;
+    const ready = this.metadataChain.then(() => this.partitionsFor(topic));
+    this.metadataChain = ready.catch(() => 0);
+    return ready.then(
+      (count) => {
+        this.waitingForMetadata--;
+        return this.append(topic, key, value, partition ?? this.partitioner.partition(key, count));
+      },
+      (err: unknown) => {
+        this.waitingForMetadata--;
+        throw err;
+      },
+    );
+  }
+
+  private append(topic: string, key: Buffer | null, value: Buffer | null, p: number): Promise<RecordMetadata> {
+    const tp = `${topic}-${p}`;
+    let batch = this.open.get(tp);
+    if (batch === undefined) {
+      batch = { topic, partition: p, builder: new RecordBatchBuilder({ compression: this.o.compression }), records: [], createdMs: Date.now() };
+      this.open.set(tp, batch);
+    }
+    const target = batch;
+    const result = new Promise<RecordMetadata>((resolve, reject) => target.records.push({ resolve, reject }));
+    target.builder.append({ key, value, timestamp: Date.now() });
+    if (target.builder.estimatedSizeInBytes() >= this.o.batchSize) this.seal(tp);
+    else this.scheduleLinger();
+    return result;
+  }
+
+  /** Sends everything accumulated and resolves when every sent record has its answer. */
+  async flush(): Promise<void> {
+    await this.metadataChain;
+    for (const tp of [...this.open.keys()]) this.seal(tp);
+    if (this.queued.size === 0 && this.inFlight.size === 0) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
+    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    this.client.close();
+  }
+
+  private scheduleLinger(): void {
+    if (this.lingerTimer !== undefined) return;
+    this.lingerTimer = setTimeout(() => {
+      this.lingerTimer = undefined;
+      for (const tp of [...this.open.keys()]) this.seal(tp);
+    }, this.o.lingerMs);
+  }
+
+  private seal(tp: string): void {
+    const batch = this.open.get(tp);
+    if (batch === undefined) return;
+    this.open.delete(tp);
+    let q = this.queued.get(tp);
+    if (!q) this.queued.set(tp, (q = []));
+    q.push(batch);
+    this.drain();
+  }
+
+  /** Sends the head batch of every partition without one in flight, grouped into one request per leader. */
+  private drain(): void {
+    const byLeader = new Map<number, Batch[]>();
+    for (const [tp, q] of this.queued) {
+      if (this.inFlight.has(tp) || q.length === 0) continue;
+      const batch = q[0] as Batch;
+      const leader = this.client.metadata.leaderFor(batch.topic, batch.partition) ?? -1;
+      let list = byLeader.get(leader);
+      if (!list) byLeader.set(leader, (list = []));
+      list.push(batch);
+      this.inFlight.add(tp);
+    }
+    for (const [leader, batches] of byLeader) void this.sendTo(leader, batches);
+    this.maybeIdle();
+  }
+
+  private async sendTo(leader: number, batches: Batch[]): Promise<void> {
+    const bytes = batches.map((b) => b.builder.build());
+    const retry: Batch[] = [];
+    try {
+      if (leader < 0) throw new KafkaError('LEADER_NOT_AVAILABLE');
+      const topicData = new Map<string, { index: number; records: Buffer }[]>();
+      batches.forEach((b, i) => {
+        let list = topicData.get(b.topic);
+        if (!list) topicData.set(b.topic, (list = []));
+        list.push({ index: b.partition, records: bytes[i] as Buffer });
+      });
+      const request = { transactionalId: null, acks: this.o.acks, timeoutMs: this.o.requestTimeoutMs, topicData: [...topicData].map(([name, partitionData]) => ({ name, partitionData })) };
+      if (this.o.acks === 0) {
+        const conn = await this.client.connectionTo(leader);
+        await conn.send(ProduceApi, request, { expectResponse: false });
+        for (const b of batches) this.complete(b, -1);
+      } else {
+        const response = await this.client.request(leader, ProduceApi, request, { retries: 0 });
+        for (const b of batches) {
+          const r = findPartition(response, b.topic, b.partition);
+          if (r === undefined) this.fail(b, new KafkaError('UNKNOWN_SERVER_ERROR', 'Partition missing from the produce response'));
+          else if (r.errorCode === 0) this.complete(b, r.baseOffset);
+          else if (RETRIABLE.has(r.errorCode) && this.canRetry(b)) retry.push(b);
+          else this.fail(b, new KafkaError(errorName(r.errorCode) as never));
+        }
+      }
+    } catch (err) {
+      for (const b of batches) {
+        if (err instanceof KafkaError && RETRIABLE.has(err.code) && this.canRetry(b)) retry.push(b);
+        else this.fail(b, err as Error);
+      }
+    }
+    for (const b of batches) if (!retry.includes(b)) this.queued.get(`${b.topic}-${b.partition}`)?.shift();
+    if (retry.length > 0) {
+      await sleep(this.o.retryBackoffMs);
+      await this.client.refreshMetadata([...new Set(retry.map((b) => b.topic))]).catch(() => undefined);
+    }
+    for (const b of batches) this.inFlight.delete(`${b.topic}-${b.partition}`);
+    for (const [tp, q] of [...this.queued]) if (q.length === 0) this.queued.delete(tp);
+    this.drain();
+  }
+
+  private canRetry(b: Batch): boolean {
+    return Date.now() - b.createdMs < this.o.deliveryTimeoutMs;
+  }
+
+  private complete(b: Batch, baseOffset: number): void {
+    b.records.forEach((r, i) => r.resolve({ topic: b.topic, partition: b.partition, offset: baseOffset < 0 ? -1 : baseOffset + i }));
+  }
+
+  private fail(b: Batch, err: Error): void {
+    for (const r of b.records) r.reject(err);
+  }
+
+  private maybeIdle(): void {
+    if (this.queued.size > 0 || this.inFlight.size > 0 || this.open.size > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+function findPartition(response: ProduceResponse, topic: string, partition: number): { errorCode: number; baseOffset: number } | undefined {
+  return response.responses.find((t) => t.name === topic)?.partitionResponses.find((p) => p.index === partition);
+}

@@ -1,0 +1,69 @@
+import { hostname } from 'node:os';
+import { SocketServer } from '../../../src/broker/network/socket-server';
+import { socketServerOptions } from '../../../src/broker/network/socket-server-config';
+import { RequestDispatcher } from '../../../src/broker/request-dispatcher';
+import { KafkaConfig } from '../../../src/common/config/kafka-config';
+import { quietLogging } from './quiet-logging';
+import { RawConnection, requestFrame } from './raw-connection';
+
+describe('SocketServer listeners', () => {
+  let restoreLogging: () => void;
+  beforeAll(() => (restoreLogging = quietLogging()));
+  afterAll(() => restoreLogging());
+
+  it('binds every listener, registers ephemeral ports and fills advertised listeners from them', async () => {
+    const server = new SocketServer(
+      {
+        brokerId: 1,
+        listeners: [
+          { listenerName: 'PLAINTEXT', host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' },
+          { listenerName: 'INTERNAL', host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' },
+        ],
+        advertisedListeners: [
+          { listenerName: 'PLAINTEXT', host: 'localhost', port: 0, securityProtocol: 'PLAINTEXT' },
+          { listenerName: 'INTERNAL', host: '', port: 0, securityProtocol: 'PLAINTEXT' },
+        ],
+      },
+      new RequestDispatcher({}),
+    );
+    await server.startup();
+    try {
+      const external = server.boundPort('PLAINTEXT');
+      const internal = server.boundPort('INTERNAL');
+      expect(external).toBeGreaterThan(0);
+      expect(internal).not.toBe(external);
+      expect(server.advertisedEndPoints()).toEqual([
+        { listenerName: 'PLAINTEXT', host: 'localhost', port: external, securityProtocol: 'PLAINTEXT' },
+        { listenerName: 'INTERNAL', host: hostname(), port: internal, securityProtocol: 'PLAINTEXT' },
+      ]);
+      for (const port of [external, internal]) {
+        const c = await RawConnection.open(port);
+        c.send(requestFrame(18, 0, 5, Buffer.alloc(0)));
+        expect((await c.response(5))?.readInt16BE(4)).toBe(0);
+        c.close();
+      }
+    } finally {
+      await server.shutdown();
+    }
+  });
+
+  it('takes its settings from the broker config', () => {
+    const config = KafkaConfig.fromProperties(
+      new Map([
+        ['broker.id', '3'],
+        ['zookeeper.connect', '127.0.0.1:2181'],
+        ['log.dirs', '/tmp/x'],
+        ['listeners', 'PLAINTEXT://127.0.0.1:0'],
+        ['socket.request.max.bytes', '1000'],
+        ['connections.max.idle.ms', '5000'],
+      ]),
+    );
+    expect(socketServerOptions(config)).toMatchObject({ brokerId: 3, socketRequestMaxBytes: 1000, connectionsMaxIdleMs: 5000, maxInFlightRequestsPerConnection: 500 });
+  });
+
+  it('refuses listeners it cannot serve', async () => {
+    const server = new SocketServer({ brokerId: 1, listeners: [{ listenerName: 'SSL', host: '127.0.0.1', port: 0, securityProtocol: 'SSL' }] }, new RequestDispatcher({}));
+    await expect(server.startup()).rejects.toThrow(/only PLAINTEXT/);
+    await server.shutdown();
+  });
+});
