@@ -90,8 +90,13 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
         err(`Error when sending message to topic ${o.topic} with key: ${key === null ? 'null' : `${key.length} bytes`}, value: ${Buffer.byteLength(value)} bytes with error: ${(e as Error).message}`);
       },
     );
-    if (o.sync) await sent;
-    else pending.push(sent);
+    if (o.sync) {
+      // Synchronous mode waits for each record's acknowledgement, so nothing should linger in a batch.
+      await producer.flush();
+      await sent;
+    } else {
+      pending.push(sent);
+    }
   }
   await producer.flush().catch(() => undefined);
   await Promise.all(pending);
