@@ -1,0 +1,76 @@
+import { NetworkClient } from '../client/network-client';
+import { PartitionConsumer } from '../client/partition-consumer';
+import { CliError } from './cli';
+import { intOption, parseBrokerList } from './tool-properties';
+
+export interface ConsumerPerformanceOptions {
+  bootstrapServer?: string;
+  brokerList?: string;
+  topic: string;
+  messages: string;
+  fetchSize: string;
+  fromLatest?: boolean;
+  timeout: string;
+  threads?: string;
+  hideHeader?: boolean;
+  group?: string;
+}
+
+function pad(n: number, w = 2): string {
+  return String(n).padStart(w, '0');
+}
+
+/** Kafka's default --date-format, `yyyy-MM-dd HH:mm:ss:SSS`. */
+function formatDate(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}:${pad(d.getMilliseconds(), 3)}`;
+}
+
+export const CONSUMER_PERF_HEADER = 'start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec';
+
+/**
+ * Kafka's ConsumerPerformance: reads --messages records of every partition of the topic from the start (or the
+ * end with --from-latest) and prints Kafka's CSV line. Partitions are assigned directly, so the "rebalance" time
+ * is the time to find the partitions and their start offsets.
+ */
+export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out: (line: string) => void, err: (line: string) => void): Promise<{ mbPerSec: number; recordsPerSec: number }> {
+  const servers = o.bootstrapServer ?? o.brokerList;
+  if (servers === undefined) throw new CliError('Missing required argument "[bootstrap-server]"');
+  const messages = intOption(o.messages, '--messages', 0);
+  if (messages <= 0) throw new CliError(`Invalid --messages ${o.messages}: must be positive`);
+  const timeoutMs = intOption(o.timeout, '--timeout', 10000);
+  const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, '--bootstrap-server'), clientId: 'consumer-performance' });
+  const start = Date.now();
+  try {
+    const md = await client.ensureMetadata([o.topic]);
+    const info = md.topics.get(o.topic);
+    if (info === undefined || info.errorCode !== 0) throw new CliError(`Topic ${o.topic} does not exist`);
+    const consumer = new PartitionConsumer(client, { partitionMaxBytes: intOption(o.fetchSize, '--fetch-size', 1048576) });
+    await consumer.assign(info.partitions.map((p) => ({ topic: o.topic, partition: p.partition })), o.fromLatest ? 'latest' : 'earliest');
+    const fetchStart = Date.now();
+    let count = 0;
+    let bytes = 0;
+    let lastProgress = Date.now();
+    while (count < messages) {
+      const records = await consumer.poll();
+      for (const r of records) bytes += (r.value?.length ?? 0) + (r.key?.length ?? 0);
+      count += records.length;
+      if (records.length > 0) lastProgress = Date.now();
+      else if (Date.now() - lastProgress > timeoutMs) {
+        err(`WARNING: Exiting before consuming the expected number of messages: timeout (${timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.`);
+        break;
+      }
+    }
+    const end = Date.now();
+    const mb = bytes / (1024 * 1024);
+    const total = Math.max(1, end - start) / 1000;
+    const fetchMs = Math.max(1, end - fetchStart);
+    if (!o.hideHeader) out(CONSUMER_PERF_HEADER);
+    out(
+      `${formatDate(start)}, ${formatDate(end)}, ${mb.toFixed(4)}, ${(mb / total).toFixed(4)}, ${count}, ${(count / total).toFixed(4)}, ${fetchStart - start}, ${fetchMs}, ${((mb * 1000) / fetchMs).toFixed(4)}, ${((count * 1000) / fetchMs).toFixed(4)}`,
+    );
+    return { mbPerSec: (mb * 1000) / fetchMs, recordsPerSec: (count * 1000) / fetchMs };
+  } finally {
+    client.close();
+  }
+}
