@@ -8,6 +8,7 @@ import { ClusterZk } from '../zk/cluster-zk';
 import { ZkClient } from '../zk/zk-client';
 import { BrokerInfo } from '../zk/znodes/broker-info';
 import { BrokerMetadata, BrokerMetadataCheckpoint } from './broker-metadata-checkpoint';
+import { controlledShutdown } from './controlled-shutdown';
 import { Scheduler } from '../common/scheduler';
 import { SystemClock } from '../common/time';
 import { LogManager } from '../log/log-manager';
@@ -19,6 +20,7 @@ import { SocketServer } from './network/socket-server';
 import { RequestDispatcher } from './request-dispatcher';
 import { MetadataCache } from './metadata-cache';
 import { ReplicaManager } from './replica-manager';
+import { replicaFetcherConfigFrom } from './replica-fetcher/replica-fetcher-config';
 import { DynamicConfigManager } from './dynamic-config-manager';
 import { createKafkaApis } from './kafka-apis';
 
@@ -107,7 +109,16 @@ export class KafkaServer {
       metadataCache,
       logConfigFor: (topic) => dynamicConfig.logConfigFor(topic),
       now: () => clock.nowMs(),
+      replication: {
+        zk,
+        scheduler,
+        replicaLagTimeMaxMs: this.config.long('replica.lag.time.max.ms'),
+        fetcher: replicaFetcherConfigFrom(this.brokerId, this.config),
+        interBrokerListenerName: this.config.interBrokerListenerName,
+      },
     });
+    replicaManager.startup();
+    this.shutdownHooks.push(() => replicaManager.shutdown());
     const listenerName = this.config.interBrokerListenerName;
     const controller = new KafkaController({
       config: {
@@ -234,6 +245,16 @@ export class KafkaServer {
 
   private async doShutdown(): Promise<void> {
     this.log.info('shutting down');
+    if (this.started && this.zk !== undefined && this.config.bool('controlled.shutdown.enable')) {
+      await controlledShutdown(this.zk, {
+        brokerId: this.brokerId,
+        brokerEpoch: this.brokerEpoch,
+        listenerName: this.config.interBrokerListenerName,
+        maxRetries: this.config.int('controlled.shutdown.max.retries'),
+        retryBackoffMs: this.config.long('controlled.shutdown.retry.backoff.ms'),
+        requestTimeoutMs: this.config.int('controller.socket.timeout.ms'),
+      }, this.log).catch((err: unknown) => this.log.warn('Controlled shutdown failed', err));
+    }
     for (const hook of this.shutdownHooks.reverse()) {
       try {
         await hook();

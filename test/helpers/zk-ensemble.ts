@@ -243,6 +243,10 @@ class LocalZkEnsemble implements ZkEnsemble {
 function nodeConfig(tickTimeMs: number, dataDir: string, clientPort: number, servers: string[]): string {
   return [
     `tickTime=${tickTimeMs}`,
+    // Brokers under test use short sessions; test-side inspection clients want long ones that survive a busy
+    // machine, beyond ZooKeeper's default cap of 20 ticks.
+    'minSessionTimeout=1000',
+    'maxSessionTimeout=60000',
     'initLimit=10',
     'syncLimit=5',
     `dataDir=${dataDir}`,

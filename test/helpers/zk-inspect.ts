@@ -2,7 +2,7 @@ import { ZkClient } from '../../src/zk/zk-client';
 
 /** A ZooKeeper session for assertions, closed at the end of the test file. */
 export async function inspectZk(connectString: string): Promise<ZkClient> {
-  const zk = await ZkClient.connect({ connectString, sessionTimeoutMs: 10000, connectionTimeoutMs: 15000, name: 'test' });
+  const zk = await ZkClient.connect({ connectString, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'test' });
   open.add(zk);
   return zk;
 }

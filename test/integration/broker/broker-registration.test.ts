@@ -169,7 +169,7 @@ describe('broker start-up and registration in a real 3-node ZooKeeper ensemble',
           if (stat?.ephemeralOwner !== owner) throw new Error(`registration lost or replaced: ${JSON.stringify(stat)}`);
           return Date.now() > until;
         },
-        { timeoutMs: SESSION_TIMEOUT_MS + 15000, intervalMs: 250, message: 'the registration to outlive the loss of a server' },
+        { timeoutMs: SESSION_TIMEOUT_MS + 45000, intervalMs: 250, message: 'the registration to outlive the loss of a server' },
       );
       await ensemble.restart(index);
     }
