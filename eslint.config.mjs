@@ -6,7 +6,7 @@ const restrict = (patterns, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'test/*.js'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

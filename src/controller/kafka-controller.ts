@@ -20,6 +20,7 @@ import { csv, hashSet, replicaAssignment, scalaSet } from './scala-render';
 import { TopicDeletionManager } from './topic-deletion-manager';
 import { BrokerChangeHandler } from './broker-change-handler';
 import { LeaderBalancer } from './leader-balancer';
+import { PartitionReassignment } from './partition-reassignment';
 
 export interface ControllerConfig {
   brokerId: number;
@@ -59,6 +60,7 @@ export class KafkaController {
   private partitionStateMachine: PartitionStateMachine | undefined;
   private replicaStateMachine: ReplicaStateMachine | undefined;
   private deletionManager: TopicDeletionManager | undefined;
+  private reassignmentValue: PartitionReassignment | undefined;
   private unregisterSession: (() => void)[] = [];
 
   constructor(private readonly deps: ControllerDeps) {
@@ -190,6 +192,9 @@ export class KafkaController {
       watchChildren(zk, ZkPaths.isrChangeNotification, (children) => {
         if (children !== null && children.length > 0) this.enqueue('IsrChangeNotification', () => this.ifActive(() => this.processIsrChangeNotification()));
       }),
+      watchData(zk, ZkPaths.reassignPartitions, (node) => {
+        if (node !== null) this.enqueue('ZkPartitionReassignment', () => this.ifActive(() => this.reassignment.processZkPartitionReassignment()));
+      }),
       watchData(zk, ZkPaths.preferredReplicaElection, (node) => {
         if (node !== null) this.enqueue('ReplicaLeaderElection', () => this.ifActive(() => this.leaderBalancer().processZkTriggered()));
       }),
@@ -219,6 +224,7 @@ export class KafkaController {
     this.replicaStateMachine = rsm;
     this.deletionManager = new TopicDeletionManager(this.brokerId, this.deps.config.deleteTopicEnable, this.context, this.czk, batch, psm, rsm);
     await this.deletionManager.init(toDelete, ineligible);
+    this.reassignmentValue = new PartitionReassignment(this, this.czk, zk, this.log);
     this.log.info('Sending update metadata request');
     this.sendUpdateMetadataRequest([...this.context.liveOrShuttingDownBrokerIds()], []);
     await rsm.startup();
@@ -286,6 +292,7 @@ export class KafkaController {
     await scheduler?.shutdown();
     this.partitionStateMachine?.shutdown();
     this.replicaStateMachine?.shutdown();
+    this.reassignmentValue = undefined;
     const channel = this.channel;
     this.channel = undefined;
     this.batch = undefined;
@@ -310,6 +317,23 @@ export class KafkaController {
 
   get deletion(): TopicDeletionManager {
     return this.deletionManager as TopicDeletionManager;
+  }
+
+  get reassignment(): PartitionReassignment {
+    return this.reassignmentValue as PartitionReassignment;
+  }
+
+  /** The controller's side of state-change.log. */
+  stateChangeLogger(): Logger {
+    return getLogger('state.change.logger', `[Controller id=${this.brokerId} epoch=${this.context.epoch}] `);
+  }
+
+  /** LeaderAndIsr with the current leadership of `tp` to `brokers`, as one batch. */
+  sendLeaderAndIsr(brokers: readonly number[], tp: TopicPartition): void {
+    const batch = this.batch as ControllerRequestBatch;
+    batch.newBatch();
+    batch.addLeaderAndIsrRequestForBrokers(brokers, tp, false);
+    batch.sendRequestsToBrokers(this.context.epoch);
   }
 
   get channelOrThrow(): ControllerChannel {
@@ -408,6 +432,7 @@ export class KafkaController {
     this.log.debug(`Sending MetadataRequest to Brokers: List(${brokers.join(', ')}) for TopicPartitions: List(${known.map(tpString).join(', ')})`);
     this.sendUpdateMetadataRequest(brokers, known);
     await this.czk.deleteChildren(ZkPaths.isrChangeNotification, children);
+    await this.reassignment.onIsrChange(known);
   }
 
   /** Broker-side entry point of a ControlledShutdown request; resolves with the partitions it still leads. */

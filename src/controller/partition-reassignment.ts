@@ -1,0 +1,172 @@
+import { Logger } from '../common/logging/logging';
+import { TopicPartition, tpString } from '../common/topic-partition';
+import { ControllerZk } from '../zk/controller-zk';
+import { ZkPaths } from '../zk/zk-paths';
+import { ZkClient } from '../zk/zk-client';
+import { ReassignPartitionsZNode } from '../zk/znodes/admin-znodes';
+import { LeaderIsrAndControllerEpoch } from '../zk/znodes/partition-state';
+import type { KafkaController } from './kafka-controller';
+import { csv, leaderIsrAndControllerEpoch } from './scala-render';
+
+/** ORS: original replicas, TRS: target replicas (Kafka's notation in KafkaController's reassignment comments). */
+interface Reassignment {
+  tp: TopicPartition;
+  original: number[];
+  target: number[];
+}
+
+function replicaAssignment(replicas: readonly number[], adding: readonly number[], removing: readonly number[]): string {
+  return `ReplicaAssignment(replicas=${replicas.join(',')}, addingReplicas=${adding.join(',')}, removingReplicas=${removing.join(',')})`;
+}
+
+/**
+ * Partition reassignment requested through /admin/reassign_partitions (Kafka 2.4+'s algorithm, ZooKeeper-
+ * triggered). The assignment first grows to TRS ∪ ORS so the new replicas start fetching; once every target
+ * replica is in the ISR, leadership moves into TRS if needed, the replicas that are no longer wanted are stopped
+ * and deleted, the assignment becomes TRS, and the partition leaves the admin node.
+ */
+export class PartitionReassignment {
+  private readonly inProgress = new Map<string, Reassignment>();
+
+  constructor(
+    private readonly controller: KafkaController,
+    private readonly czk: ControllerZk,
+    private readonly zk: ZkClient,
+    private readonly log: Logger,
+  ) {}
+
+  get partitionsBeingReassigned(): ReadonlySet<string> {
+    return new Set(this.inProgress.keys());
+  }
+
+  /** Reads the admin node and starts every partition not already moving. */
+  async processZkPartitionReassignment(): Promise<void> {
+    const node = await this.zk.getData(ZkPaths.reassignPartitions);
+    if (node === null) return;
+    const ctx = this.controller.context;
+    let requests;
+    try {
+      requests = ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data);
+    } catch (err) {
+      this.log.error('Ignoring an unreadable /admin/reassign_partitions', err);
+      await this.czk.deleteIfExists(ZkPaths.reassignPartitions);
+      return;
+    }
+    for (const r of requests) {
+      const tp = { topic: r.topic, partition: r.partition };
+      const original = ctx.replicasFor(tp);
+      if (original.length === 0 || ctx.isTopicQueuedForDeletion(r.topic)) {
+        this.log.warn(`Skipping reassignment of ${tpString(tp)}: the partition does not exist or is being deleted`);
+        await this.removeFromZk([tp]);
+        continue;
+      }
+      if (this.inProgress.has(tpString(tp))) continue;
+      if (r.replicas.join(',') === original.join(',')) {
+        await this.removeFromZk([tp]);
+        continue;
+      }
+      await this.start({ tp, original, target: r.replicas });
+    }
+  }
+
+  private async start(r: Reassignment): Promise<void> {
+    const ctx = this.controller.context;
+    const adding = r.target.filter((b) => !r.original.includes(b));
+    const removing = r.original.filter((b) => !r.target.includes(b));
+    const union = [...r.target, ...r.original.filter((b) => !r.target.includes(b))];
+    this.inProgress.set(tpString(r.tp), r);
+    await this.writeAssignment(r.tp, union, adding, removing);
+    ctx.setReplicas(r.tp, union);
+    // Phase A: a new leader epoch tells every replica, old and new, about the grown assignment.
+    const state = await this.bumpLeaderEpoch(r.tp);
+    await this.controller.rsm.handleStateChanges(adding.map((replica) => ({ tp: r.tp, replica })), 'NewReplica');
+    if (state !== undefined) {
+      this.controller.stateChangeLogger().info(
+        `Sent LeaderAndIsr request ${leaderIsrAndControllerEpoch(state.state, state.zkVersion)} with new replica assignment ${replicaAssignment(union, adding, removing)} to leader ${state.state.leader} for partition being reassigned ${tpString(r.tp)}`,
+      );
+    }
+    await this.maybeComplete(r);
+  }
+
+  /** Called after ISR changes: finishes the reassignments whose targets have all caught up. */
+  async onIsrChange(partitions: readonly TopicPartition[]): Promise<void> {
+    for (const tp of partitions) {
+      const r = this.inProgress.get(tpString(tp));
+      if (r !== undefined) await this.maybeComplete(r);
+    }
+  }
+
+  private async maybeComplete(r: Reassignment): Promise<void> {
+    const ctx = this.controller.context;
+    const current = await this.czk.getPartitionState(r.tp.topic, r.tp.partition);
+    if (current === null) return;
+    ctx.leadership.set(tpString(r.tp), current);
+    if (!r.target.every((b) => current.state.isr.includes(b))) return;
+    this.log.info(`Target replicas ${csv(r.target)} have all caught up with the leader for reassigning partition ${tpString(r.tp)}`);
+    const adding = r.target.filter((b) => !r.original.includes(b));
+    const removing = r.original.filter((b) => !r.target.includes(b));
+    await this.controller.rsm.handleStateChanges(adding.map((replica) => ({ tp: r.tp, replica })), 'OnlineReplica');
+    ctx.setReplicas(r.tp, [...r.target]);
+    const leader = current.state.leader;
+    if (!r.target.includes(leader) || !ctx.isReplicaOnline(leader)) {
+      this.log.info(`Leader ${leader} for partition ${tpString(r.tp)} being reassigned, is not in the new list of replicas ${csv(r.target)}. Re-electing leader`);
+      await this.controller.psm.handleStateChanges([r.tp], 'OnlinePartition', { kind: 'ReassignPartitionLeaderElectionStrategy', targets: new Map([[tpString(r.tp), r.target]]) });
+    } else {
+      await this.bumpLeaderEpoch(r.tp);
+    }
+    const removed = removing.map((replica) => ({ tp: r.tp, replica }));
+    await this.controller.rsm.handleStateChanges(removed, 'OfflineReplica');
+    await this.controller.rsm.handleStateChanges(removed, 'ReplicaDeletionStarted');
+    await this.controller.rsm.handleStateChanges(removed, 'ReplicaDeletionSuccessful');
+    await this.controller.rsm.handleStateChanges(removed, 'NonExistentReplica');
+    ctx.setReplicas(r.tp, [...r.target]);
+    await this.writeAssignment(r.tp, r.target, [], []);
+    this.log.info(`Successfully updated assignment of partition ${tpString(r.tp)} to ${replicaAssignment(r.target, [], [])}`);
+    this.inProgress.delete(tpString(r.tp));
+    await this.removeFromZk([r.tp]);
+    this.controller.sendUpdateMetadataRequest([...ctx.liveOrShuttingDownBrokerIds()], [r.tp]);
+  }
+
+  /** A new leader epoch with the same leader and ISR, sent to every replica of the current assignment. */
+  private async bumpLeaderEpoch(tp: TopicPartition): Promise<{ state: LeaderIsrAndControllerEpoch; zkVersion: number } | undefined> {
+    const ctx = this.controller.context;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const current = await this.czk.getPartitionState(tp.topic, tp.partition);
+      if (current === null) return undefined;
+      const next: LeaderIsrAndControllerEpoch = { ...current.state, leaderEpoch: current.state.leaderEpoch + 1, controllerEpoch: ctx.epoch };
+      const zkVersion = await this.czk.updatePartitionState(tp.topic, tp.partition, next, current.zkVersion);
+      if (zkVersion === null) continue;
+      ctx.leadership.set(tpString(tp), { state: next, zkVersion });
+      this.log.info(`Updated leader epoch for partition ${tpString(tp)} to ${next.leaderEpoch}, zkVersion=${zkVersion}`);
+      this.controller.sendLeaderAndIsr(ctx.replicasFor(tp).filter((b) => ctx.liveBrokers.has(b)), tp);
+      return { state: next, zkVersion };
+    }
+    return undefined;
+  }
+
+  private async writeAssignment(tp: TopicPartition, replicas: number[], adding: number[], removing: number[]): Promise<void> {
+    const node = await this.czk.getTopicAssignment(tp.topic);
+    if (node === null) return;
+    const a = node.assignment;
+    a.partitions.set(tp.partition, replicas);
+    if (adding.length > 0) a.addingReplicas.set(tp.partition, adding);
+    else a.addingReplicas.delete(tp.partition);
+    if (removing.length > 0) a.removingReplicas.set(tp.partition, removing);
+    else a.removingReplicas.delete(tp.partition);
+    await this.czk.setTopicAssignment(tp.topic, a, node.zkVersion);
+  }
+
+  private async removeFromZk(done: readonly TopicPartition[]): Promise<void> {
+    const node = await this.zk.getData(ZkPaths.reassignPartitions);
+    if (node === null) return;
+    const keys = new Set(done.map(tpString));
+    const remaining = ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data).filter((r) => !keys.has(`${r.topic}-${r.partition}`));
+    this.log.info(`Removing partitions HashMap(${done.map((tp) => `${tpString(tp)} -> ...`).join(', ')}) from the list of reassigned partitions in zookeeper`);
+    if (remaining.length === 0) {
+      this.log.info('No more partitions need to be reassigned. Deleting zk path /admin/reassign_partitions');
+      await this.czk.deleteIfExists(ZkPaths.reassignPartitions);
+    } else {
+      await this.zk.setData(ZkPaths.reassignPartitions, ReassignPartitionsZNode.encode(remaining), node.stat.version).catch(() => undefined);
+    }
+  }
+}

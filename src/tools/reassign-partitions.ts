@@ -1,0 +1,134 @@
+import * as fs from 'node:fs';
+import { assignReplicasToBrokers } from '../controller/replica-assignment';
+import { AdminZk } from '../zk/admin-zk';
+import { BrokerRegistryZk } from '../zk/broker-registry-zk';
+import { ZkClient } from '../zk/zk-client';
+import { ZkError } from '../zk/zk-error';
+import { ZkPaths } from '../zk/zk-paths';
+import { PartitionReassignment, ReassignPartitionsZNode } from '../zk/znodes/admin-znodes';
+import { CliError } from './cli';
+
+function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError(`${file} is not valid JSON`);
+  }
+}
+
+/** The JSON the tool prints and reads: §1.3.6 plus `log_dirs` of "any". */
+function formatAssignment(list: readonly PartitionReassignment[]): string {
+  return JSON.stringify({
+    version: 1,
+    partitions: list.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.replicas, log_dirs: p.replicas.map(() => 'any') })),
+  });
+}
+
+async function currentAssignment(admin: AdminZk, topics: Iterable<string>): Promise<PartitionReassignment[]> {
+  const result: PartitionReassignment[] = [];
+  for (const topic of topics) {
+    const a = await admin.getTopicAssignment(topic);
+    for (const [partition, replicas] of [...(a?.partitions ?? new Map<number, number[]>())].sort((x, y) => x[0] - y[0])) result.push({ topic, partition, replicas });
+  }
+  return result;
+}
+
+/** `--generate`: proposes moving the given topics onto the given brokers with Kafka's assignment algorithm. */
+export async function generateReassignment(zk: ZkClient, topicsFile: string, brokerList: string, out: (l: string) => void): Promise<number> {
+  const json = readJsonFile(topicsFile) as { topics?: { topic?: unknown }[] };
+  if (!Array.isArray(json.topics) || json.topics.length === 0) throw new CliError(`${topicsFile} must look like {"topics":[{"topic":"foo"}],"version":1}`);
+  const topics = json.topics.map((t) => String(t.topic));
+  const brokers = brokerList.split(',').map((b) => b.trim());
+  if (brokers.some((b) => !/^\d+$/.test(b))) throw new CliError(`Invalid --broker-list ${brokerList}: expected comma-separated broker ids`);
+  const ids = [...new Set(brokers.map(Number))];
+  const admin = new AdminZk(zk);
+  const current = await currentAssignment(admin, topics);
+  const proposed: PartitionReassignment[] = [];
+  for (const topic of topics) {
+    const mine = current.filter((p) => p.topic === topic);
+    if (mine.length === 0) throw new CliError(`Topic ${topic} does not exist`);
+    const assignment = assignReplicasToBrokers(ids, mine.length, mine[0]?.replicas.length ?? 1);
+    for (const [partition, replicas] of assignment) proposed.push({ topic, partition, replicas });
+  }
+  out('Current partition replica assignment');
+  out(formatAssignment(current));
+  out('');
+  out('Proposed partition reassignment configuration');
+  out(formatAssignment(proposed));
+  return 0;
+}
+
+function readReassignmentFile(file: string): PartitionReassignment[] {
+  const json = readJsonFile(file) as Record<string, unknown>;
+  try {
+    return ReassignPartitionsZNode.decode(file, Buffer.from(JSON.stringify({ version: 1, ...json })));
+  } catch (err) {
+    throw new CliError(`Invalid reassignment JSON in ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** `--execute`: validates the plan and writes /admin/reassign_partitions for the controller. */
+export async function executeReassignment(zk: ZkClient, file: string, out: (l: string) => void): Promise<number> {
+  const plan = readReassignmentFile(file);
+  if (plan.length === 0) throw new CliError('Partition reassignment data is empty');
+  const keys = plan.map((p) => `${p.topic}-${p.partition}`);
+  const dup = keys.find((k, i) => keys.indexOf(k) !== i);
+  if (dup !== undefined) throw new CliError(`Partition reassignment contains duplicate topic partitions: ${dup}`);
+  const live = new Set(await new BrokerRegistryZk(zk).getBrokerIds());
+  const admin = new AdminZk(zk);
+  for (const p of plan) {
+    if (p.replicas.length === 0) throw new CliError(`Partition replica list cannot be empty for ${p.topic}-${p.partition}`);
+    if (new Set(p.replicas).size !== p.replicas.length) throw new CliError(`Partition replica lists may not contain duplicate entries: ${p.topic}-${p.partition}`);
+    const unknown = p.replicas.filter((b) => !live.has(b));
+    if (unknown.length > 0) throw new CliError(`The proposed assignment contains non-existent brokerIDs: ${unknown.join(',')}`);
+    const a = await admin.getTopicAssignment(p.topic);
+    if (a === null || !a.partitions.has(p.partition)) throw new CliError(`The proposed assignment contains non-existent partitions: ${p.topic}-${p.partition}`);
+  }
+  const current = (await currentAssignment(admin, new Set(plan.map((p) => p.topic)))).filter((c) => keys.includes(`${c.topic}-${c.partition}`));
+  out('Current partition replica assignment');
+  out('');
+  out(formatAssignment(current));
+  out('');
+  out('Save this to use as the --reassignment-json-file option during rollback');
+  try {
+    await zk.create(ZkPaths.reassignPartitions, ReassignPartitionsZNode.encode(plan));
+  } catch (err) {
+    if (err instanceof ZkError && err.code === 'NODEEXISTS') {
+      out('There is an existing assignment running.');
+      return 1;
+    }
+    throw err;
+  }
+  out('Successfully started reassignment of partitions.');
+  return 0;
+}
+
+/** `--verify`: compares each planned partition with ZooKeeper; in progress while still listed in the admin node. */
+export async function verifyReassignment(zk: ZkClient, file: string, out: (l: string) => void): Promise<number> {
+  const plan = readReassignmentFile(file);
+  const admin = new AdminZk(zk);
+  const node = await zk.getData(ZkPaths.reassignPartitions);
+  const running = new Set(node === null ? [] : ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data).map((p) => `${p.topic}-${p.partition}`));
+  out('Status of partition reassignment: ');
+  let allDone = true;
+  for (const p of plan) {
+    const tp = `${p.topic}-${p.partition}`;
+    const actual = (await admin.getTopicAssignment(p.topic))?.partitions.get(p.partition) ?? [];
+    if (running.has(tp)) {
+      out(`Reassignment of partition ${tp} is still in progress`);
+      allDone = false;
+    } else if (actual.join(',') === p.replicas.join(',')) {
+      out(`Reassignment of partition ${tp} completed successfully`);
+    } else {
+      out(`Reassignment of partition ${tp} failed`);
+      allDone = false;
+    }
+  }
+  return allDone ? 0 : 1;
+}

@@ -1,0 +1,31 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnChild } from '../../helpers/child-processes';
+
+const BIN_DIR = path.join(__dirname, '../../../bin');
+const TOOLS = fs.readdirSync(BIN_DIR).filter((f) => f.endsWith('.ts')).sort();
+
+async function run(tool: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawnChild(path.join(BIN_DIR, tool), args);
+  const exit = await child.exited;
+  return { code: exit.code, output: child.output() };
+}
+
+describe('every bin tool', () => {
+  it('is executable and is a package.json bin entry', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(BIN_DIR, '../package.json'), 'utf8')) as { bin: Record<string, string> };
+    for (const tool of TOOLS) {
+      expect(fs.statSync(path.join(BIN_DIR, tool)).mode & 0o111).not.toBe(0);
+      expect(pkg.bin[tool.replace(/\.ts$/, '')]).toBe(`bin/${tool}`);
+    }
+  });
+
+  it.each(TOOLS)('%s answers --help with usage and exit 0, and an unknown option with one line and exit 1', async (tool) => {
+    const help = await run(tool, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.output).toMatch(/^Usage: /);
+    const bad = await run(tool, ['--no-such-option']);
+    expect(bad.code).toBe(1);
+    expect(bad.output.trim().split('\n')).toHaveLength(1);
+  });
+});
