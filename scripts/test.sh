@@ -13,6 +13,10 @@ if ! npx tsc --noEmit -p tsconfig.json; then
   echo "type check failed" >&2
   status=1
 fi
+if ! npx eslint src bin test; then
+  echo "lint failed (style or dependency direction)" >&2
+  status=1
+fi
 
 npx jest -c test/jest.unit.config.js --json --outputFile="$out/unit.json" --passWithNoTests "$@" || status=1
 npx jest -c test/jest.integration.config.js --json --outputFile="$out/integration.json" --passWithNoTests "$@" || status=1
