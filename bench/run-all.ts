@@ -1,0 +1,180 @@
+/*
+ * `npm run bench`: every throughput and latency case of docs/benchmarks.md in one process tree on this machine,
+ * next to the physical limit (plain file appends of the same bytes). Starts what it needs: a real ZooKeeper,
+ * broker processes, kcat. Prints one `bench <case> <metric>=<n> ...` line per case and rewrites the
+ * "Cluster" section of docs/benchmarks.md. Sizes come from environment variables so a quick run is possible:
+ * BENCH_RECORDS (default 2000000), BENCH_SUSTAIN_S (default 300), BENCH_BIG_LOG_GB (default 20).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { Kafka, logLevel } from 'kafkajs';
+import { BrokerProcess, BIN } from '../test/helpers/broker-process';
+import { spawnChild } from '../test/helpers/child-processes';
+import { startZkStandalone, ZkEnsemble, uniqueChroot } from '../test/helpers/zk-ensemble';
+import { tmpDir } from '../test/helpers/tmp-dir';
+import { runProducerPerformance } from '../src/tools/producer-performance';
+import { runConsumerPerformance } from '../src/tools/consumer-performance';
+import { e2eLatency } from './e2e-latency';
+
+const RECORDS = Number(process.env['BENCH_RECORDS'] ?? 2000000);
+const SUSTAIN_S = Number(process.env['BENCH_SUSTAIN_S'] ?? 300);
+const BIG_LOG_GB = Number(process.env['BENCH_BIG_LOG_GB'] ?? 20);
+const RECORD_SIZE = 100;
+
+interface Result {
+  name: string;
+  metrics: Record<string, number>;
+  note?: string;
+}
+
+const results: Result[] = [];
+
+function report(name: string, metrics: Record<string, number>, note?: string): void {
+  results.push({ name, metrics, ...(note ? { note } : {}) });
+  const fields = Object.entries(metrics).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(k.endsWith('ms') ? 2 : 1)}`);
+  process.stdout.write(`bench ${name} ${fields.join(' ')}\n`);
+}
+
+function quiet(): (line: string) => void {
+  return () => undefined;
+}
+
+async function topics(zkConnect: string, ...args: string[]): Promise<void> {
+  const child = spawnChild(BIN('kafka-topics'), ['--zookeeper', zkConnect, ...args]);
+  const exit = await child.exited;
+  if (exit.code !== 0) throw new Error(`kafka-topics ${args.join(' ')} failed:\n${child.tail()}`);
+}
+
+/** The physical limit for produce: the same bytes appended sequentially to one file, 64 KiB at a time. */
+function rawAppend(dir: string): void {
+  const file = path.join(dir, 'raw.bin');
+  const chunk = Buffer.alloc(64 * 1024, 65);
+  const total = RECORDS * (RECORD_SIZE + 20);
+  const fd = fs.openSync(file, 'w');
+  const start = process.hrtime.bigint();
+  for (let written = 0; written < total; written += chunk.length) fs.writeSync(fd, chunk);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  fs.closeSync(fd);
+  fs.rmSync(file);
+  report('raw_append', { records_per_s: Math.round(RECORDS / seconds), mb_per_s: total / seconds / 1048576 });
+}
+
+async function producePerf(name: string, bootstrap: string, topic: string, props: string[], records = RECORDS, throughput = -1): Promise<void> {
+  const r = await runProducerPerformance(
+    { topic, numRecords: String(records), recordSize: String(RECORD_SIZE), payloadDelimiter: '\n', throughput: String(throughput), producerProps: [`bootstrap.servers=${bootstrap}`, ...props] },
+    quiet(),
+  );
+  report(name, { records_per_s: Math.round(r.recordsPerSec), mb_per_s: r.mbPerSec });
+}
+
+async function kcatProduce(bootstrap: string, topic: string, dir: string): Promise<void> {
+  const file = path.join(dir, 'kcat-input.txt');
+  const line = 'x'.repeat(RECORD_SIZE) + '\n';
+  const n = Math.min(RECORDS, 2000000);
+  fs.writeFileSync(file, line.repeat(n));
+  const start = Date.now();
+  execFileSync('kcat', ['-b', bootstrap, '-P', '-t', topic, '-X', 'linger.ms=5', '-X', 'batch.num.messages=10000', '-l', file], { stdio: 'ignore' });
+  const seconds = (Date.now() - start) / 1000;
+  report('produce_kcat', { records_per_s: Math.round(n / seconds), mb_per_s: (n * RECORD_SIZE) / seconds / 1048576 });
+}
+
+async function kafkajsProduce(bootstrap: string, topic: string): Promise<void> {
+  const kafka = new Kafka({ brokers: bootstrap.split(','), clientId: 'bench', logLevel: logLevel.NOTHING });
+  const producer = kafka.producer();
+  await producer.connect();
+  const n = Math.min(RECORDS, 500000);
+  const value = Buffer.alloc(RECORD_SIZE, 120);
+  const batch = Array.from({ length: 1000 }, () => ({ value }));
+  const start = Date.now();
+  const inFlight: Promise<unknown>[] = [];
+  for (let i = 0; i < n; i += 1000) {
+    inFlight.push(producer.send({ topic, acks: 1, messages: batch }));
+    if (inFlight.length >= 20) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+  const seconds = (Date.now() - start) / 1000;
+  await producer.disconnect();
+  report('produce_kafkajs', { records_per_s: Math.round(n / seconds), mb_per_s: (n * RECORD_SIZE) / seconds / 1048576 });
+}
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function sustained(broker: BrokerProcess, bootstrap: string, topic: string): Promise<void> {
+  const samples: number[] = [];
+  const timer = setInterval(() => samples.push(rssMb(broker.pid)), 5000);
+  const rate = 100000;
+  await producePerf('sustained_produce', bootstrap, topic, ['acks=1', 'batch.size=65536', 'linger.ms=5'], rate * SUSTAIN_S, rate);
+  clearInterval(timer);
+  const first = samples.slice(0, Math.max(1, Math.floor(samples.length / 4)));
+  const last = samples.slice(-Math.max(1, Math.floor(samples.length / 4)));
+  const avg = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  report('broker_rss', { max_mb: Math.max(...samples, 0), first_quarter_mb: avg(first), last_quarter_mb: avg(last), seconds: SUSTAIN_S });
+}
+
+async function main(): Promise<void> {
+  const dir = tmpDir('bench-');
+  rawAppend(dir);
+  const zk: ZkEnsemble = await startZkStandalone();
+  try {
+    const connect = zk.connectStringWithChroot(uniqueChroot('bench'));
+    const props = { 'num.partitions': '6', 'log.segment.bytes': '1073741824', 'log.retention.bytes': '-1' };
+    const broker = await BrokerProcess.start({ brokerId: 0, zkConnect: connect, props });
+    const bootstrap = `127.0.0.1:${broker.port}`;
+    for (const t of ['perf', 'kcat', 'kafkajs', 'e2e', 'sustain', 'empty', 'big']) await topics(connect, '--create', '--topic', t, '--partitions', '6', '--replication-factor', '1');
+    await producePerf('produce_1broker', bootstrap, 'perf', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
+    const consumed = await runConsumerPerformance({ bootstrapServer: bootstrap, topic: 'perf', messages: String(RECORDS), fetchSize: '1048576', timeout: '10000' }, quiet(), quiet());
+    report('consume_1broker', { records_per_s: Math.round(consumed.recordsPerSec), mb_per_s: consumed.mbPerSec });
+    await kcatProduce(bootstrap, 'kcat', dir);
+    await kafkajsProduce(bootstrap, 'kafkajs');
+    const lat = await e2eLatency(bootstrap, 'e2e', 50000, 20);
+    report('e2e_latency_50k', lat);
+    await producePerf('produce_empty_log', bootstrap, 'empty', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
+    const bigRecords = Math.round((BIG_LOG_GB * 1024 * 1024 * 1024) / 1000);
+    const fill = await runProducerPerformance({ topic: 'big', numRecords: String(bigRecords), recordSize: '1000', payloadDelimiter: '\n', throughput: '-1', producerProps: [`bootstrap.servers=${bootstrap}`, 'acks=1', 'batch.size=900000', 'linger.ms=10'] }, quiet());
+    report('fill_big_log', { gb: BIG_LOG_GB, mb_per_s: fill.mbPerSec });
+    await producePerf('produce_big_log', bootstrap, 'big', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
+    await sustained(broker, bootstrap, 'sustain');
+    await broker.child.stop();
+
+    const connect3 = zk.connectStringWithChroot(uniqueChroot('bench3'));
+    const three = await Promise.all([0, 1, 2].map((id) => BrokerProcess.start({ brokerId: id, zkConnect: connect3, props: { 'min.insync.replicas': '2' } })));
+    await topics(connect3, '--create', '--topic', 'rf3', '--partitions', '6', '--replication-factor', '3');
+    const bootstrap3 = three.map((b) => `127.0.0.1:${b.port}`).join(',');
+    await producePerf('produce_rf3_acks_all', bootstrap3, 'rf3', ['acks=all', 'batch.size=65536', 'linger.ms=5']);
+    await Promise.all(three.map((b) => b.child.stop()));
+  } finally {
+    await zk.close();
+  }
+  writeDoc();
+}
+
+function writeDoc(): void {
+  const file = path.join(__dirname, '..', 'docs', 'benchmarks.md');
+  const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const start = existing.indexOf('## Cluster (npm run bench)');
+  const before = start < 0 ? existing.trimEnd() + '\n\n' : existing.slice(0, start);
+  const afterStart = start < 0 ? -1 : existing.indexOf('\n## ', start + 5);
+  const after = afterStart < 0 ? '' : existing.slice(afterStart + 1);
+  const rows = results.map((r) => `| ${r.name} | ${Object.entries(r.metrics).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(2)}`).join(', ')} | ${r.note ?? ''} |`);
+  const section = [
+    '## Cluster (npm run bench)',
+    '',
+    `Run ${new Date().toISOString()} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ${RECORD_SIZE}-byte records, ${RECORDS} records per case.`,
+    '',
+    '| case | figures | note |',
+    '|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+  fs.writeFileSync(file, before + section + (after ? `\n${after}` : ''));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
