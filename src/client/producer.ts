@@ -33,16 +33,18 @@ export interface RecordMetadata {
   offset: number;
 }
 
-interface PendingRecord {
-  resolve: (m: RecordMetadata) => void;
-  reject: (e: Error) => void;
-}
+/**
+ * Called once per record with its outcome. `cookie` is the number given to send, so a caller can attach
+ * per-record data (a send time, an index) without allocating a closure per record, as the perf tool does.
+ */
+export type SendCallback = (error: Error | null, topic: string, partition: number, offset: number, cookie: number) => void;
 
 interface Batch {
   topic: string;
   partition: number;
   builder: RecordBatchBuilder;
-  records: PendingRecord[];
+  callbacks: (SendCallback | undefined)[];
+  cookies: number[];
   createdMs: number;
 }
 
@@ -110,39 +112,53 @@ export class Producer {
    * is appended in the order of the calls.
    */
   send(topic: string, key: Buffer | null, value: Buffer | null, partition?: number): Promise<RecordMetadata> {
-    if (this.closed) return Promise.reject(new Error('Cannot send after the producer is closed.'));
+    return new Promise((resolve, reject) => {
+      this.sendWithCallback(topic, key, value, (err, t, p, offset) => (err === null ? resolve({ topic: t, partition: p, offset }) : reject(err)), 0, partition);
+    });
+  }
+
+  /**
+   * The allocation-free form of send (Kafka's send with a Callback): the callback runs when the record is
+   * acknowledged or fails. Records given before a topic's metadata is known wait in one chain, so every record
+   * is appended in the order of the calls.
+   */
+  sendWithCallback(topic: string, key: Buffer | null, value: Buffer | null, callback?: SendCallback, cookie = 0, partition?: number): void {
+    if (this.closed) {
+      callback?.(new Error('Cannot send after the producer is closed.'), topic, -1, -1, cookie);
+      return;
+    }
     const info = this.client.metadata.topics.get(topic);
     if (this.waitingForMetadata === 0 && info !== undefined && info.errorCode === 0 && info.partitions.length > 0) {
-      return this.append(topic, key, value, partition ?? this.partitioner.partition(key, info.partitions.length));
+      this.append(topic, key, value, partition ?? this.partitioner.partition(key, info.partitions.length), callback, cookie);
+      return;
     }
     this.waitingForMetadata++;
     const ready = this.metadataChain.then(() => this.partitionsFor(topic));
     this.metadataChain = ready.catch(() => 0);
-    return ready.then(
+    ready.then(
       (count) => {
         this.waitingForMetadata--;
-        return this.append(topic, key, value, partition ?? this.partitioner.partition(key, count));
+        this.append(topic, key, value, partition ?? this.partitioner.partition(key, count), callback, cookie);
       },
       (err: unknown) => {
         this.waitingForMetadata--;
-        throw err;
+        callback?.(err as Error, topic, -1, -1, cookie);
       },
     );
   }
 
-  private append(topic: string, key: Buffer | null, value: Buffer | null, p: number): Promise<RecordMetadata> {
+  private append(topic: string, key: Buffer | null, value: Buffer | null, p: number, callback: SendCallback | undefined, cookie: number): void {
     const tp = `${topic}-${p}`;
     let batch = this.open.get(tp);
     if (batch === undefined) {
-      batch = { topic, partition: p, builder: new RecordBatchBuilder({ compression: this.o.compression }), records: [], createdMs: Date.now() };
+      batch = { topic, partition: p, builder: new RecordBatchBuilder({ compression: this.o.compression, initialCapacity: this.o.batchSize + 1024 }), callbacks: [], cookies: [], createdMs: Date.now() };
       this.open.set(tp, batch);
     }
-    const target = batch;
-    const result = new Promise<RecordMetadata>((resolve, reject) => target.records.push({ resolve, reject }));
-    target.builder.append({ key, value, timestamp: Date.now() });
-    if (target.builder.estimatedSizeInBytes() >= this.o.batchSize) this.seal(tp);
+    batch.callbacks.push(callback);
+    batch.cookies.push(cookie);
+    batch.builder.append({ key, value, timestamp: Date.now() });
+    if (batch.builder.estimatedSizeInBytes() >= this.o.batchSize) this.seal(tp);
     else this.scheduleLinger();
-    return result;
   }
 
   /** Sends everything accumulated and resolves when every sent record has its answer. */
@@ -241,11 +257,11 @@ export class Producer {
   }
 
   private complete(b: Batch, baseOffset: number): void {
-    b.records.forEach((r, i) => r.resolve({ topic: b.topic, partition: b.partition, offset: baseOffset < 0 ? -1 : baseOffset + i }));
+    for (let i = 0; i < b.callbacks.length; i++) b.callbacks[i]?.(null, b.topic, b.partition, baseOffset < 0 ? -1 : baseOffset + i, b.cookies[i] as number);
   }
 
   private fail(b: Batch, err: Error): void {
-    for (const r of b.records) r.reject(err);
+    for (let i = 0; i < b.callbacks.length; i++) b.callbacks[i]?.(err, b.topic, b.partition, -1, b.cookies[i] as number);
   }
 
   private maybeIdle(): void {
