@@ -77,6 +77,7 @@ export class Producer {
   private idleWaiters: (() => void)[] = [];
   private closed = false;
   private metadataChain: Promise<unknown> = Promise.resolve();
+  private flushing = 0;
   private waitingForMetadata = 0;
 
   constructor(options: ProducerOptions) {
@@ -164,9 +165,14 @@ export class Producer {
   /** Sends everything accumulated and resolves when every sent record has its answer. */
   async flush(): Promise<void> {
     await this.metadataChain;
-    for (const tp of [...this.open.keys()]) this.seal(tp);
-    if (this.queued.size === 0 && this.inFlight.size === 0) return;
-    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.flushing++;
+    try {
+      this.drain();
+      if (this.open.size === 0 && this.queued.size === 0 && this.inFlight.size === 0) return;
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    } finally {
+      this.flushing--;
+    }
   }
 
   async close(): Promise<void> {
@@ -180,10 +186,11 @@ export class Producer {
     if (this.lingerTimer !== undefined) return;
     this.lingerTimer = setTimeout(() => {
       this.lingerTimer = undefined;
-      for (const tp of [...this.open.keys()]) this.seal(tp);
+      this.drain();
     }, this.o.lingerMs);
   }
 
+  /** A full batch goes to its partition's send queue at once; it keeps the order behind earlier ones. */
   private seal(tp: string): void {
     const batch = this.open.get(tp);
     if (batch === undefined) return;
@@ -194,8 +201,29 @@ export class Producer {
     this.drain();
   }
 
+  /**
+   * An open batch is ready once it has waited linger.ms (or a flush asks), but it is taken only when its
+   * partition has nothing in flight: records arriving meanwhile join it, which is how Kafka's accumulator
+   * batches under load even with linger.ms=0.
+   */
+  private takeReadyBatches(): void {
+    const now = Date.now();
+    let waiting = false;
+    for (const [tp, b] of [...this.open]) {
+      if (this.inFlight.has(tp) || (this.queued.get(tp)?.length ?? 0) > 0) continue;
+      if (this.flushing > 0 || now - b.createdMs >= this.o.lingerMs) {
+        this.open.delete(tp);
+        this.queued.set(tp, [b]);
+      } else {
+        waiting = true;
+      }
+    }
+    if (waiting) this.scheduleLinger();
+  }
+
   /** Sends the head batch of every partition without one in flight, grouped into one request per leader. */
   private drain(): void {
+    this.takeReadyBatches();
     const byLeader = new Map<number, Batch[]>();
     for (const [tp, q] of this.queued) {
       if (this.inFlight.has(tp) || q.length === 0) continue;
