@@ -12,3 +12,5 @@ export type { AppendOrigin } from './log-validator';
 export type { TopicPartition } from './topic-partition';
 export { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from './leader-epoch-file-cache';
 export type { EpochEntry } from './leader-epoch-file-cache';
+export { LogCleaner } from './log-cleaner';
+export type { CleanerStats } from './log-cleaner';

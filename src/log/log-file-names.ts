@@ -27,6 +27,7 @@ export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
 export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';
 export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint';
 export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
+export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 
 export function filenamePrefixFromOffset(offset: number): string {
   return String(offset).padStart(20, '0');

@@ -64,8 +64,13 @@ function removeTemporaryFiles(dir: string, logger: Logger): void {
     } else if (name.endsWith(SWAP_FILE_SUFFIX)) {
       const target = file.slice(0, -SWAP_FILE_SUFFIX.length);
       if (target.endsWith(LOG_FILE_SUFFIX)) {
+        // A .swap is complete (written and synced before the rename to .swap) and replaces exactly the segment
+        // with its base offset; that segment's indexes are stale, so they go and get rebuilt.
         logger.info(`Found log file ${file} from interrupted swap operation, repairing.`);
         fs.renameSync(file, target);
+        const base = offsetFromFileName(path.basename(target));
+        fs.rmSync(offsetIndexFile(dir, base), { force: true });
+        fs.rmSync(timeIndexFile(dir, base), { force: true });
       } else fs.rmSync(file, { force: true });
     }
   }
@@ -122,6 +127,13 @@ export function loadLog(p: LoadParams): LoadedLog {
     }
   }
   const all = segments.all().slice();
+  // Best effort, for the log line: where the log ended before recovery (a corrupt tail may hide more).
+  let endBeforeRecovery = -1;
+  try {
+    endBeforeRecovery = all.length > 0 && needsRecovery.size > 0 ? (all[all.length - 1] as LogSegment).readNextOffset() : -1;
+  } catch {
+    endBeforeRecovery = -1;
+  }
   for (let i = 0; i < all.length; i++) {
     const segment = all[i] as LogSegment;
     if (!needsRecovery.has(segment)) continue;
@@ -132,7 +144,8 @@ export function loadLog(p: LoadParams): LoadedLog {
       p.logger.warn(
         `Corruption found in segment ${segment.baseOffset}, truncating to offset ${result.nextOffset}: ` +
           `cut ${result.truncatedBytes} bytes at byte offset ${result.validBytes}` +
-          (later.length > 0 ? ` and deleted ${later.length} later segment(s) from offset ${(later[0] as LogSegment).baseOffset}` : ''),
+          (later.length > 0 ? ` and deleted ${later.length} later segment(s) from offset ${(later[0] as LogSegment).baseOffset}` : '') +
+          (endBeforeRecovery > result.nextOffset ? `; ${endBeforeRecovery - result.nextOffset} offset(s) lost ([${result.nextOffset}, ${endBeforeRecovery - 1}])` : ''),
       );
       for (const s of later) {
         segments.remove(s.baseOffset);

@@ -19,6 +19,10 @@ export interface LogManagerConfig {
   readonly initialTaskDelayMs: number;
   /** log.segment.delete.delay.ms: also used for whole `-delete` partition directories. */
   readonly fileDeleteDelayMs: number;
+  /** log.cleaner.enable: compact cleanup.policy=compact logs. */
+  readonly cleanerEnable: boolean;
+  /** log.cleaner.backoff.ms: how often the cleaner looks for a log to clean. */
+  readonly cleanerBackoffMs: number;
 }
 
 const LONG_MAX = Number.MAX_SAFE_INTEGER;
@@ -32,6 +36,8 @@ export const DEFAULT_LOG_MANAGER_CONFIG: LogManagerConfig = Object.freeze({
   highWatermarkCheckpointIntervalMs: 5000,
   initialTaskDelayMs: 30000,
   fileDeleteDelayMs: 60000,
+  cleanerEnable: true,
+  cleanerBackoffMs: 15000,
 });
 
 function num(props: ReadonlyMap<string, string>, key: string, fallback: number, min: number): number {
@@ -61,5 +67,7 @@ export function logManagerConfigFromProps(props: ReadonlyMap<string, string> | R
     highWatermarkCheckpointIntervalMs: num(map, 'replica.high.watermark.checkpoint.interval.ms', d.highWatermarkCheckpointIntervalMs, 0),
     initialTaskDelayMs: d.initialTaskDelayMs,
     fileDeleteDelayMs: num(map, 'log.segment.delete.delay.ms', d.fileDeleteDelayMs, 0),
+    cleanerEnable: (map.get('log.cleaner.enable') ?? 'true').trim().toLowerCase() !== 'false',
+    cleanerBackoffMs: num(map, 'log.cleaner.backoff.ms', d.cleanerBackoffMs, 0),
   });
 }

@@ -6,6 +6,7 @@ import { getLogger } from '../common/logging/logging';
 import { Clock } from '../common/time';
 import { ScheduledTask, Scheduler } from '../common/scheduler';
 import {
+  CLEANER_OFFSET_CHECKPOINT_FILE,
   CLEAN_SHUTDOWN_FILE,
   DELETE_DIR_SUFFIX,
   LOG_START_OFFSET_CHECKPOINT_FILE,
@@ -16,7 +17,8 @@ import {
   logDirName,
   parseTopicPartitionName,
 } from './log-file-names';
-import { LogConfig } from './log-config';
+import { isCompactPolicy, LogConfig } from './log-config';
+import { LogCleaner } from './log-cleaner';
 import { LogDirFailureChannel, isIoError } from './log-dir-failure-channel';
 import { Log } from './log';
 import { LogManagerConfig } from './log-manager-config';
@@ -52,12 +54,14 @@ export class LogManager {
   private readonly liveDirs: Set<string>;
   private defaultConfigValue: LogConfig;
   private started = false;
+  private readonly cleaner: LogCleaner;
 
   constructor(private readonly p: LogManagerParams) {
     this.failureChannel = p.failureChannel ?? new LogDirFailureChannel();
     this.topicConfigs = new Map(p.topicConfigs ?? []);
     this.defaultConfigValue = p.defaultConfig;
     this.liveDirs = new Set(p.config.logDirs.map((d) => path.resolve(d)));
+    this.cleaner = new LogCleaner(p.clock);
     this.failureChannel.onFailure((dir) => this.handleLogDirFailure(dir));
   }
 
@@ -193,6 +197,38 @@ export class LogManager {
     }
   }
 
+  /**
+   * One cleaner pass (the `kafka-log-cleaner` task): cleans the compacted log with the highest dirty ratio at or
+   * above its min.cleanable.dirty.ratio, then saves the cleaner offsets. Returns the log cleaned, if any.
+   */
+  async cleanDirtiestLog(): Promise<Log | undefined> {
+    let best: Log | undefined;
+    let bestRatio = -1;
+    for (const log of this.allLogs()) {
+      if (log.isOffline || !isCompactPolicy(log.config)) continue;
+      const ratio = this.cleaner.dirtyRatio(log);
+      if (ratio >= log.config.minCleanableDirtyRatio && ratio > bestRatio && ratio > 0) {
+        best = log;
+        bestRatio = ratio;
+      }
+    }
+    if (best === undefined) return undefined;
+    try {
+      await this.cleaner.clean(best);
+    } catch (err) {
+      this.logger.error(`Error while cleaning ${best.toString()}`, err);
+      return undefined;
+    }
+    this.checkpointCleanerOffsets();
+    return best;
+  }
+
+  checkpointCleanerOffsets(): void {
+    this.writeCheckpoints(CLEANER_OFFSET_CHECKPOINT_FILE, (log) =>
+      isCompactPolicy(log.config) && log.firstDirtyOffset > 0 ? { topicPartition: log.topicPartition, offset: log.firstDirtyOffset } : undefined,
+    );
+  }
+
   checkpointRecoveryOffsets(): void {
     this.writeCheckpoints(RECOVERY_POINT_CHECKPOINT_FILE, (log) => ({ topicPartition: log.topicPartition, offset: log.recoveryPoint }));
   }
@@ -251,6 +287,7 @@ export class LogManager {
     const recoveryPoints = this.readCheckpoint(dir, RECOVERY_POINT_CHECKPOINT_FILE);
     const logStartOffsets = this.readCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT_FILE);
     const highWatermarks = this.readCheckpoint(dir, REPLICATION_OFFSET_CHECKPOINT_FILE);
+    const cleanerOffsets = this.readCheckpoint(dir, CLEANER_OFFSET_CHECKPOINT_FILE);
     const entries = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
     let loaded = 0;
     for (const entry of entries) {
@@ -280,6 +317,7 @@ export class LogManager {
         logStartOffset: logStartOffsets.get(key) ?? 0,
         highWatermark: highWatermarks.get(key) ?? 0,
       });
+      log.firstDirtyOffset = Math.max(log.logStartOffset, cleanerOffsets.get(key) ?? 0);
       this.logs.set(key, log);
       loaded++;
     }
@@ -307,6 +345,7 @@ export class LogManager {
     this.tasks.push(s.schedule('kafka-log-flusher', () => this.flushDirtyLogs(), delay, c.flushCheckIntervalMs));
     this.tasks.push(s.schedule('kafka-recovery-point-checkpoint', () => this.checkpointRecoveryOffsets(), delay, c.flushRecoveryOffsetCheckpointIntervalMs));
     this.tasks.push(s.schedule('kafka-log-start-offset-checkpoint', () => this.checkpointLogStartOffsets(), delay, c.flushStartOffsetCheckpointIntervalMs));
+    if (c.cleanerEnable) this.tasks.push(s.schedule('kafka-log-cleaner', () => this.cleanDirtiestLog().then(() => undefined), delay, c.cleanerBackoffMs));
     this.tasks.push(s.schedule('highwatermark-checkpoint', () => this.checkpointHighWatermarks(), c.highWatermarkCheckpointIntervalMs, c.highWatermarkCheckpointIntervalMs));
   }
 
@@ -357,6 +396,10 @@ export class LogManager {
       logs.filter((l) => l.logStartOffset > l.firstSegmentBaseOffset()).map((l) => ({ topicPartition: l.topicPartition, offset: l.logStartOffset })),
     );
     new OffsetCheckpointFile(path.join(dir, REPLICATION_OFFSET_CHECKPOINT_FILE)).write(logs.map((l) => ({ topicPartition: l.topicPartition, offset: l.highWatermark })));
+    const cleaned = logs.filter((l) => isCompactPolicy(l.config) && l.firstDirtyOffset > 0);
+    if (cleaned.length > 0 || fs.existsSync(path.join(dir, CLEANER_OFFSET_CHECKPOINT_FILE))) {
+      new OffsetCheckpointFile(path.join(dir, CLEANER_OFFSET_CHECKPOINT_FILE)).write(cleaned.map((l) => ({ topicPartition: l.topicPartition, offset: l.firstDirtyOffset })));
+    }
   }
 
   private handleLogDirFailure(dir: string): void {

@@ -9,8 +9,10 @@ import { TimeIndex } from './time-index';
 /**
  * One segment of a partition's log: the `<base>.log` file of whole v2 batches plus its sparse `.index` and
  * `.timeindex`. Owned by a Log; every mutation (append, truncate, recover, rename, delete) runs under the
- * log's append queue, reads may run at any time between them. Writes go to the page cache with positional
- * `writeSync` (as Kafka's FileChannel writes do) and reach the disk on `flush()` or when the OS decides.
+ * log's append queue, reads may run at any time between them. An append is split in two: `reserveAppend`
+ * (bookkeeping, under the queue) and `write` (a positional writev on libuv's pool, driven by the log's
+ * LogWritePipeline); reads are bounded by the bytes already written (`readableSize`). Data reaches the disk on
+ * `flush()` or when the OS decides. The cleaner writes its `.cleaned` copies with the synchronous `append`.
  *
  * The .log only ever holds magic-2 batches: legacy input is converted before it gets here.
  */
@@ -316,6 +318,36 @@ export class LogSegment {
     }
     const t = this.rollingBasedTimestamp;
     return t !== undefined && t >= 0 ? messageTimestamp - t : now - this.created;
+  }
+
+  /**
+   * Calls `fn` for every batch of the segment in order, reading the file in chunks and yielding to the event
+   * loop after each chunk (the cleaner uses this; a 1 GiB segment must not stall the broker). The RecordBatch
+   * view is only valid during the call. Stops at the first incomplete or impossible length.
+   */
+  async forEachBatch(fn: (batch: RecordBatch, position: number) => void): Promise<void> {
+    const end = this.committedSize;
+    let buf = Buffer.allocUnsafe(Math.min(RECOVERY_CHUNK, Math.max(end, HEADER_READ)));
+    let bufStart = 0;
+    let bufLen = 0;
+    let pos = 0;
+    const load = async (from: number): Promise<void> => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      bufStart = from;
+      bufLen = Math.min(buf.length, end - from);
+      this.readFully(buf.subarray(0, bufLen), from);
+    };
+    while (pos + LOG_OVERHEAD <= end) {
+      if (pos + LOG_OVERHEAD > bufStart + bufLen || pos < bufStart) await load(pos);
+      const size = LOG_OVERHEAD + buf.readInt32BE(pos - bufStart + 8);
+      if (size < RECORD_BATCH_OVERHEAD || pos + size > end) return;
+      if (pos + size > bufStart + bufLen) {
+        if (buf.length < size) buf = Buffer.allocUnsafe(size);
+        await load(pos);
+      }
+      fn(new RecordBatch(buf, pos - bufStart), pos);
+      pos += size;
+    }
   }
 
   /**

@@ -4,14 +4,15 @@ import { LOG_OVERHEAD, MAGIC_OFFSET, RECORD_BATCH_OVERHEAD, RecordBatch } from '
 import { RecordBatchBuilder } from '../records/record-batch-builder';
 import { convertLegacyToRecordBatch } from '../records/record-conversion';
 import { TimestampType } from '../records/timestamp-type';
-import { LogConfig } from './log-config';
+import { isCompactPolicy, LogConfig } from './log-config';
 
 /**
  * Validation of incoming records and offset assignment (Kafka's LogValidator + Log.analyzeAndValidateRecords).
  *
  * Magic-2 input is checked per batch from its header and CRC only: lengths consistent with the bytes present,
  * magic 2, CRC-32C, size ≤ max.message.bytes, lastOffsetDelta + 1 = recordsCount > 0, no control batch from a
- * client, a sequence when there is a producer id. Offsets are then assigned by overwriting baseOffset and the
+ * client, a sequence when there is a producer id, keys on compacted topics (the only check that decodes
+ * records). Offsets are then assigned by overwriting baseOffset and the
  * partition leader epoch in place; LogAppendTime also rewrites maxTimestamp and the CRC. Records are never
  * re-encoded, unless the topic's compression.type asks for another codec or the input is a legacy (magic 0/1)
  * set, which is converted to one v2 batch. Everything is validated before anything is modified, so a refused
@@ -74,6 +75,11 @@ function validateBatch(batch: RecordBatch, config: LogConfig, now: number, origi
   if (origin === 'client' && batch.isControlBatch) throw new KafkaError('INVALID_RECORD', 'Clients are not allowed to write control records');
   if (batch.producerId >= 0 && batch.baseSequence < 0) {
     throw new KafkaError('INVALID_RECORD', `Invalid sequence number ${batch.baseSequence} in a batch with producer id ${batch.producerId}`);
+  }
+  // Compaction keeps the last record per key, so a compacted topic refuses keyless records (this is the one
+  // case where Kafka decodes records on append even for v2 input).
+  if (isCompactPolicy(config) && !batch.isControlBatch && batch.records().some((r) => r.key === null)) {
+    throw new KafkaError('INVALID_RECORD', 'Compacted topic cannot accept message without key.');
   }
   if (config.messageTimestampType === 'CreateTime' && config.messageTimestampDifferenceMaxMs < Number.MAX_SAFE_INTEGER) {
     for (const ts of [batch.firstTimestamp, batch.maxTimestamp]) {

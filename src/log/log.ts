@@ -5,7 +5,7 @@ import { getLogger, Logger } from '../common/logging/logging';
 import { Clock } from '../common/time';
 import { Scheduler } from '../common/scheduler';
 import { batchesIn } from '../records/record-batch';
-import { DELETED_FILE_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
+import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, SWAP_FILE_SUFFIX, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache';
 import { isDeletePolicy, LogConfig } from './log-config';
 import { LogDirFailureChannel, isIoError, storageError } from './log-dir-failure-channel';
@@ -98,6 +98,8 @@ export class Log {
   private truncations = 0;
   private offline = false;
   private closed = false;
+  /** The cleaner's progress: offsets below it were compacted (cleaner-offset-checkpoint). */
+  firstDirtyOffset = 0;
 
   private constructor(
     readonly dir: string,
@@ -421,6 +423,49 @@ export class Log {
       this.lastFlushTimeValue = this.clock.nowMs();
       if (offset >= this.nextOffset) this.unflushedMessages = 0;
     }
+  }
+
+  /**
+   * For the cleaner: the segments it may rewrite, oldest first — not the active one, entirely below the high
+   * watermark, and with no record younger than min.compaction.lag.ms.
+   */
+  cleanableSegments(): LogSegment[] {
+    const all = this.segments.all();
+    const now = this.clock.nowMs();
+    const out: LogSegment[] = [];
+    for (let i = 0; i + 1 < all.length; i++) {
+      const segment = all[i] as LogSegment;
+      const next = all[i + 1] as LogSegment;
+      if (next.baseOffset > this.highWatermarkValue) break;
+      if (now - segment.largestTimestamp() < this.configValue.minCompactionLagMs) break;
+      out.push(segment);
+    }
+    return out;
+  }
+
+  /**
+   * For the cleaner: swaps `cleaned` (written with the `.cleaned` suffix, same base offset) in for `old`. The
+   * cleaned files become `.swap`, the old ones `.deleted` (removed after file.delete.delay.ms), then the swap
+   * takes the final names; the loader completes or discards each step after a crash. Returns false, deleting
+   * the cleaned files, when `old` is no longer a non-active segment of this log (retention or truncation won).
+   */
+  replaceSegment(old: LogSegment, cleaned: LogSegment): Promise<boolean> {
+    return this.queue.run(async () => {
+      await this.writes.drain();
+      return this.io('replacing a cleaned segment', () => {
+        if (this.closed || this.segments.get(old.baseOffset) !== old || old === this.activeSegment() || cleaned.baseOffset !== old.baseOffset) {
+          cleaned.deleteIfExists();
+          return false;
+        }
+        cleaned.onBecomeInactiveSegment();
+        cleaned.flushSync();
+        cleaned.changeFileSuffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX);
+        this.segments.add(cleaned);
+        this.asyncDelete(old);
+        cleaned.changeFileSuffixes(SWAP_FILE_SUFFIX, '');
+        return true;
+      });
+    });
   }
 
   /** Closes all files (after pending queue work). Segments waiting for deletion are deleted now. */

@@ -22,6 +22,11 @@ export interface RecordBatchBuilderOptions {
   baseSequence?: number;
   isTransactional?: boolean;
   isControlBatch?: boolean;
+  /**
+   * Keeps a batch's original lastOffsetDelta when records were removed from it (the cleaner does this, as Kafka
+   * does, so a batch still spans its original offsets). Ignored if smaller than the records need.
+   */
+  lastOffsetDelta?: number;
   /** Initial capacity of the records buffer; it grows by doubling. */
   initialCapacity?: number;
 }
@@ -100,7 +105,7 @@ export class RecordBatchBuilder {
     if (o.isTransactional) attributes |= 0x10;
     if (o.isControlBatch) attributes |= 0x20;
     out.writeInt16BE(attributes, 21);
-    out.writeInt32BE(this.lastOffset - this.baseOffset, 23);
+    out.writeInt32BE(Math.max(this.lastOffset - this.baseOffset, o.lastOffsetDelta ?? -1), 23);
     writeInt64(out, 27, this.firstTimestamp);
     writeInt64(out, 35, this.maxTimestamp);
     writeInt64(out, 43, o.producerId ?? -1);

@@ -6,6 +6,7 @@ import { createLogConfig } from '../../../src/log/log-config';
 import { DEFAULT_LOG_MANAGER_CONFIG, logManagerConfigFromProps } from '../../../src/log/log-manager-config';
 import { LogManager } from '../../../src/log/log-manager';
 import { batchesIn } from '../../../src/records/record-batch';
+import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { MockClock } from '../../helpers/mock-clock';
 import { makeBatch, makeTempDir, removeDir } from './log-test-utils';
 import { quietLogging } from './log-test-utils';
@@ -182,6 +183,25 @@ describe('LogManager', () => {
     clock.advance(30_000);
     await scheduler.idle();
     expect(log.recoveryPoint).toBe(3);
+  });
+
+  it('compacts logs with cleanup.policy=compact from the kafka-log-cleaner task and checkpoints the cleaner offset', async () => {
+    const m = await start();
+    const log = m.getOrCreateLog({ topic: '__consumer_offsets', partition: 7 }, createLogConfig({}, { 'cleanup.policy': 'compact', 'segment.bytes': '300' }));
+    const plain = m.getOrCreateLog({ topic: 'plain', partition: 0 });
+    for (let i = 0; i < 12; i++) {
+      const batch = new RecordBatchBuilder().append({ timestamp: clock.nowMs(), key: Buffer.from(`g${i % 2}`), value: Buffer.from(`offset-${i}`) }).build();
+      await log.appendAsLeader(batch);
+      await plain.appendAsLeader(makeBatch());
+    }
+    log.updateHighWatermark(log.logEndOffset);
+    const sizeBefore = log.size;
+    clock.advance(30_000);
+    await scheduler.idle();
+    expect(log.size).toBeLessThan(sizeBefore);
+    expect(log.firstDirtyOffset).toBeGreaterThan(0);
+    expect(fs.readFileSync(path.join(log.parentDir, 'cleaner-offset-checkpoint'), 'utf8')).toBe(`0\n1\n__consumer_offsets 7 ${log.firstDirtyOffset}\n`);
+    expect(plain.numberOfSegments).toBe(1);
   });
 
   it('reads its settings from broker properties', () => {

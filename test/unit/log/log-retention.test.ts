@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { LogFixture, logFixture, makeBatch } from './log-test-utils';
 import { quietLogging } from './log-test-utils';
 
@@ -91,6 +92,13 @@ describe('Log retention', () => {
     expect(await log.deleteOldSegments()).toBe(2);
     expect(log.logStartOffset).toBe(third + 1);
     expect(segmentBaseOffsets(log)[0]).toBe(third);
+  });
+
+  it('refuses keyless records on compacted topics', async () => {
+    const log = f.open({ 'cleanup.policy': 'compact' });
+    const keyless = new RecordBatchBuilder().append({ key: null, value: Buffer.from('v') }).build();
+    await expect(log.appendAsLeader(keyless)).rejects.toMatchObject({ errorName: 'INVALID_RECORD' });
+    expect((await log.appendAsLeader(makeBatch({ count: 2 }))).firstOffset).toBe(0);
   });
 
   it('picks up retention overrides changed at run time', async () => {
