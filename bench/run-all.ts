@@ -17,6 +17,7 @@ import { tmpDir } from '../test/helpers/tmp-dir';
 import { runProducerPerformance } from '../src/tools/producer-performance';
 import { runConsumerPerformance } from '../src/tools/consumer-performance';
 import { e2eLatency } from './e2e-latency';
+import { natsJetStream, redisStreams } from './peers';
 
 const RECORDS = Number(process.env['BENCH_RECORDS'] ?? 2000000);
 const SUSTAIN_S = Number(process.env['BENCH_SUSTAIN_S'] ?? 300);
@@ -117,6 +118,7 @@ async function sustained(broker: BrokerProcess, bootstrap: string, topic: string
 }
 
 async function main(): Promise<void> {
+  execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'ensure-system-packages.sh'), 'zookeeper', 'kcat', 'redis-server', 'nats-server'], { stdio: 'inherit' });
   const dir = tmpDir('bench-');
   rawAppend(dir);
   const zk: ZkEnsemble = await startZkStandalone();
@@ -150,6 +152,13 @@ async function main(): Promise<void> {
   } finally {
     await zk.close();
   }
+  const peerRecords = Math.min(RECORDS, 1000000);
+  const redis = await redisStreams(peerRecords, RECORD_SIZE);
+  if (redis) report('peer_redis_streams', { ...redis });
+  else report('peer_redis_streams', {}, 'redis-server not installed (scripts/ensure-system-packages.sh redis-server)');
+  const nats = await natsJetStream(Math.min(peerRecords, 300000), RECORD_SIZE);
+  if (nats) report('peer_nats_jetstream', { ...nats });
+  else report('peer_nats_jetstream', {}, 'nats-server not installed (scripts/ensure-system-packages.sh nats-server)');
   writeDoc();
 }
 
