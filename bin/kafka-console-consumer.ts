@@ -6,6 +6,8 @@ import { ConsoleConsumerOptions, runConsoleConsumer } from '../src/tools/console
 
 const program = createCli('kafka-console-consumer', 'Consume messages from Kafka and print them to standard output.')
   .option('--bootstrap-server <host:port,...>', 'the brokers to connect to')
+  .option('--zookeeper <host:port[/chroot]>', 'use the old ZooKeeper-based consumer, with this ZooKeeper connection string (deprecated)')
+  .option('--delete-consumer-offsets', 'with --zookeeper: delete the group\'s offsets in ZooKeeper first')
   .option('--topic <topic>', 'the topic to consume from')
   .option('--whitelist <regex>', 'a regular expression of the topics to consume')
   .option('--partition <n>', 'consume only this partition')
@@ -13,7 +15,7 @@ const program = createCli('kafka-console-consumer', 'Consume messages from Kafka
   .option('--from-beginning', 'start with the earliest message present')
   .option('--max-messages <n>', 'exit after this many messages')
   .option('--timeout-ms <ms>', 'exit when no message arrives for this long')
-  .option('--group <group>', 'the consumer group id')
+  .option('--group <group>', 'the consumer group id (default with --zookeeper: a generated console-consumer-<n>, removed at exit)')
   .option('--property <prop=value>', 'formatter properties: print.key, print.timestamp, print.partition, print.offset, key.separator, ... (repeatable)', collect, [] as string[])
   .option('--consumer-property <prop=value>', 'consumer properties (repeatable)', collect, [] as string[]);
 
@@ -26,5 +28,10 @@ void runCli(program, async (p) => {
       if (process.stdout.write(text)) resolve();
       else process.stdout.once('drain', () => resolve());
     });
-  return runConsoleConsumer(p.opts<ConsoleConsumerOptions>(), write, (line) => process.stderr.write(`${line}\n`), stop);
+  try {
+    return await runConsoleConsumer(p.opts<ConsoleConsumerOptions>(), write, (line) => process.stderr.write(`${line}\n`), stop);
+  } finally {
+    // process.exit drops output still queued for a pipe: let the records reach the reader first.
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  }
 });

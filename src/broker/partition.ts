@@ -1,19 +1,40 @@
+import { ErrorName } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { Log, LogAppendInfo } from '../log/log';
 import { LeaderAndIsrPartitionState } from '../protocol/apis/leader-and-isr';
+import { IsrStateWriter } from './isr-state-writer';
 
-/** What the leader knows of one follower (Kafka's Replica): how far it has fetched and when it last caught up. */
+/**
+ * What the leader knows of one follower (Kafka's Replica): how far it has fetched and when it last caught up.
+ * `lastFetchLeaderLogEndOffset`/`lastFetchTimeMs` remember the previous fetch, so a follower that keeps pace with
+ * a busy leader (never quite at its LEO when it asks) still counts as caught up (KAFKA-2477 rule, 0.10.2+).
+ */
 export interface FollowerState {
   logEndOffset: number;
   lastCaughtUpTimeMs: number;
+  lastFetchLeaderLogEndOffset: number;
+  lastFetchTimeMs: number;
 }
+
+/** What a partition needs from its broker to change its ISR: the ZooKeeper write and who to tell. */
+export interface PartitionHooks {
+  isrWriter?: IsrStateWriter;
+  /** The ISR changed in ZooKeeper: queue it for /isr_change_notification. */
+  onIsrChanged?: (tp: TopicPartition) => void;
+  /** Wake fetches and acks=-1 produces waiting on this partition (high watermark or ISR moved). */
+  notify?: (tp: TopicPartition) => void;
+}
+
+/** Outcome of an acks=-1 produce check (Kafka's checkEnoughReplicasReachOffset). */
+export type ReplicationCheck = { done: false } | { done: true; error?: ErrorName };
 
 /**
  * One partition hosted on this broker (Kafka's cluster.Partition): its log and, depending on the last
- * LeaderAndIsr, its leader or follower state. The leader tracks followers' log end offsets and keeps the high
- * watermark at the smallest among the ISR, so consumers never see data a failover could lose.
+ * LeaderAndIsr, its leader or follower state. The leader tracks followers' log end offsets, keeps the high
+ * watermark at the smallest among the ISR (so consumers never see data a failover could lose), and shrinks or
+ * expands the ISR itself, writing the change to ZooKeeper before it acts on it.
  */
 export class Partition {
   log: Log | undefined;
@@ -23,13 +44,19 @@ export class Partition {
   zkVersion = -1;
   isr: number[] = [];
   assignment: number[] = [];
+  /** The leader's LEO when it took this epoch; a follower rejoins the ISR only once it has reached it. */
+  leaderEpochStartOffset = -1;
   readonly followers = new Map<number, FollowerState>();
+  private isrUpdateInFlight = false;
+  /** The ISR being written to ZooKeeper, if any: it may already be what a new leader is elected from. */
+  private pendingIsr: number[] | undefined;
   private readonly logger: Logger;
 
   constructor(
     readonly tp: TopicPartition,
     private readonly localBrokerId: number,
     private readonly now: () => number,
+    private readonly hooks: PartitionHooks = {},
   ) {
     this.logger = getLogger('kafka.cluster.Partition', `[Partition ${tpString(tp)} broker=${localBrokerId}] `);
   }
@@ -48,17 +75,28 @@ export class Partition {
 
   /** Returns false when this broker already led the partition at this epoch. */
   makeLeader(state: LeaderAndIsrPartitionState, log: Log): boolean {
-    const wasLeader = this.isLeader && this.leaderEpoch === state.leaderEpoch;
+    const wasLeader = this.isLeader;
+    const sameEpoch = wasLeader && this.leaderEpoch === state.leaderEpoch;
     this.applyState(state, log);
     this.leaderId = this.localBrokerId;
+    if (log.leaderEpochCache.latestEpoch() < state.leaderEpoch) log.maybeAssignEpochStartOffset(state.leaderEpoch, log.logEndOffset);
+    this.leaderEpochStartOffset = log.logEndOffset;
     const now = this.now();
+    const previous = new Map(this.followers);
     this.followers.clear();
     for (const r of state.replicas) {
-      if (r !== this.localBrokerId) this.followers.set(r, { logEndOffset: -1, lastCaughtUpTimeMs: state.isr.includes(r) ? now : 0 });
+      if (r === this.localBrokerId) continue;
+      // A new leader knows nothing of the followers' logs until they fetch; an epoch bump keeps what it knew.
+      const logEndOffset = wasLeader ? (previous.get(r)?.logEndOffset ?? -1) : -1;
+      this.followers.set(r, {
+        logEndOffset,
+        lastCaughtUpTimeMs: state.isr.includes(r) ? now : 0,
+        lastFetchLeaderLogEndOffset: this.leaderEpochStartOffset,
+        lastFetchTimeMs: now,
+      });
     }
-    if (log.leaderEpochCache.latestEpoch() < state.leaderEpoch) log.leaderEpochCache.assign(state.leaderEpoch, log.logEndOffset);
     this.maybeIncrementLeaderHW();
-    return !wasLeader;
+    return !sameEpoch;
   }
 
   /** Returns false when the leader did not change. */
@@ -66,6 +104,7 @@ export class Partition {
     const changed = this.leaderId !== state.leader;
     this.applyState(state, log);
     this.leaderId = state.leader;
+    this.leaderEpochStartOffset = -1;
     this.followers.clear();
     return changed;
   }
@@ -97,12 +136,101 @@ export class Partition {
     return info;
   }
 
-  /** The high watermark moves to the smallest log end offset in the ISR (Kafka's maybeIncrementLeaderHW). */
+  /**
+   * A follower fetched from `fetchOffset` (its log end offset): note how far it is and whether it is caught up,
+   * maybe take it back into the ISR, maybe move the high watermark. Returns whether the high watermark moved.
+   */
+  updateFollowerFetchState(replicaId: number, fetchOffset: number): boolean {
+    const f = this.followers.get(replicaId);
+    if (f === undefined || !this.isLeader) return false;
+    const now = this.now();
+    const leaderEndOffset = this.logEndOffset;
+    if (fetchOffset >= leaderEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, now);
+    else if (fetchOffset >= f.lastFetchLeaderLogEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, f.lastFetchTimeMs);
+    f.logEndOffset = fetchOffset;
+    f.lastFetchLeaderLogEndOffset = leaderEndOffset;
+    f.lastFetchTimeMs = now;
+    this.maybeExpandIsr(replicaId, f);
+    return this.maybeIncrementLeaderHW();
+  }
+
+  /** A follower outside the ISR that has reached the high watermark (and this epoch's start) rejoins it. */
+  private maybeExpandIsr(replicaId: number, f: FollowerState): void {
+    if (this.isr.includes(replicaId) || this.isrUpdateInFlight || !this.assignment.includes(replicaId)) return;
+    if (f.logEndOffset < this.highWatermark || f.logEndOffset < this.leaderEpochStartOffset) return;
+    const newIsr = [...this.isr, replicaId];
+    this.logger.info(`Expanding ISR from ${this.isr.join(',')} to ${newIsr.join(',')}`);
+    void this.updateIsr(newIsr);
+  }
+
+  /**
+   * The `isr-expiration` check: followers that have not caught up within `maxLagMs` leave the ISR. Resolves
+   * once the change is written (or refused by ZooKeeper).
+   */
+  async maybeShrinkIsr(maxLagMs: number): Promise<void> {
+    if (!this.isLeader || this.isrUpdateInFlight || this.log === undefined) return;
+    const now = this.now();
+    const leaderEndOffset = this.logEndOffset;
+    const outOfSync = this.isr.filter((r) => {
+      if (r === this.localBrokerId) return false;
+      const f = this.followers.get(r);
+      return f !== undefined && f.logEndOffset !== leaderEndOffset && now - f.lastCaughtUpTimeMs > maxLagMs;
+    });
+    if (outOfSync.length === 0) return;
+    const newIsr = this.isr.filter((r) => !outOfSync.includes(r));
+    const lagging = outOfSync.map((r) => `(brokerId: ${r}, endOffset: ${this.followers.get(r)?.logEndOffset ?? -1})`).join(' ');
+    this.logger.info(
+      `Shrinking ISR from ${this.isr.join(',')} to ${newIsr.join(',')}. Leader: (highWatermark: ${this.highWatermark}, endOffset: ${leaderEndOffset}). Out of sync replicas: ${lagging}.`,
+    );
+    await this.updateIsr(newIsr);
+  }
+
+  /**
+   * Writes the new ISR to ZooKeeper on the zkVersion we know, and only then uses it: the high watermark must
+   * never count on a smaller ISR than the one a new leader would be elected from.
+   */
+  private async updateIsr(newIsr: number[]): Promise<void> {
+    const writer = this.hooks.isrWriter;
+    const epoch = this.leaderEpoch;
+    const expectedZkVersion = this.zkVersion;
+    this.isrUpdateInFlight = true;
+    this.pendingIsr = newIsr;
+    try {
+      let newZkVersion: number | null = expectedZkVersion + 1;
+      if (writer !== undefined) {
+        newZkVersion = await writer.write(this.tp, { leader: this.localBrokerId, leaderEpoch: epoch, isr: newIsr, controllerEpoch: this.controllerEpoch }, expectedZkVersion);
+      }
+      // A LeaderAndIsr arrived meanwhile: its state is newer than ours.
+      if (!this.isLeader || this.leaderEpoch !== epoch) return;
+      if (newZkVersion === null) {
+        this.logger.info(`Cached zkVersion ${expectedZkVersion} not equal to that in zookeeper, skip updating ISR`);
+        return;
+      }
+      this.isr = newIsr;
+      this.zkVersion = newZkVersion;
+      this.logger.info(`ISR updated to [${newIsr.join(',')}] and zkVersion updated to [${newZkVersion}]`);
+      this.hooks.onIsrChanged?.(this.tp);
+      this.maybeIncrementLeaderHW();
+      this.hooks.notify?.(this.tp);
+    } catch (err) {
+      this.logger.error(`Failed to update ISR to ${newIsr.join(',')}`, err);
+    } finally {
+      this.isrUpdateInFlight = false;
+      this.pendingIsr = undefined;
+    }
+  }
+
+  /**
+   * The high watermark moves to the smallest log end offset in the ISR (Kafka's maybeIncrementLeaderHW). While
+   * an expansion is being written, the joining follower counts too (Kafka's "maximal ISR"): once ZooKeeper has
+   * it, it may be elected, so nothing it lacks may be called committed.
+   */
   maybeIncrementLeaderHW(): boolean {
     const log = this.log;
     if (log === undefined || !this.isLeader) return false;
     let hw = log.logEndOffset;
-    for (const r of this.isr) {
+    const maximalIsr = this.pendingIsr === undefined ? this.isr : [...new Set([...this.isr, ...this.pendingIsr])];
+    for (const r of maximalIsr) {
       if (r === this.localBrokerId) continue;
       const f = this.followers.get(r);
       if (f !== undefined) hw = Math.min(hw, Math.max(f.logEndOffset, 0));
@@ -110,6 +238,18 @@ export class Partition {
     if (hw <= log.highWatermark) return false;
     log.updateHighWatermark(hw);
     return true;
+  }
+
+  /**
+   * Whether an acks=-1 append ending before `requiredOffset` is complete: every ISR member has it (the high
+   * watermark passed it), with an error if by then the ISR is smaller than min.insync.replicas.
+   */
+  checkEnoughReplicasReachOffset(requiredOffset: number): ReplicationCheck {
+    const log = this.log;
+    if (!this.isLeader || log === undefined) return { done: true, error: 'NOT_LEADER_OR_FOLLOWER' };
+    if (log.highWatermark < requiredOffset) return { done: false };
+    if (this.isr.length < log.config.minInSyncReplicas) return { done: true, error: 'NOT_ENOUGH_REPLICAS_AFTER_APPEND' };
+    return { done: true };
   }
 
   /** Whether every ISR member has `offset` (acks=-1 completion). */

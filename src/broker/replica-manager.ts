@@ -6,9 +6,16 @@ import { LogConfig } from '../log/log-config';
 import { LogManager } from '../log/log-manager';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/apis/leader-and-isr';
 import { StopReplicaRequest, StopReplicaResponse } from '../protocol/apis/stop-replica';
+import { Scheduler, ScheduledTask } from '../common/scheduler';
+import { ZkClient } from '../zk/zk-client';
+import { IsrChangePropagation, ISR_CHANGE_PROPAGATION_CHECK_MS } from './isr-change-propagation';
+import { IsrStateWriter } from './isr-state-writer';
 import { MetadataCache } from './metadata-cache';
-import { Partition } from './partition';
+import { Partition, PartitionHooks } from './partition';
 import { PartitionWatchers } from './partition-watchers';
+import { ReplicaFetcherConfig } from './replica-fetcher/replica-fetcher-config';
+import { ReplicaFetcherManager } from './replica-fetcher/replica-fetcher-manager';
+import { BrokerEndPoint, InitialFetchState } from './replica-fetcher/replica-fetcher-thread';
 
 export interface ReplicaManagerOptions {
   brokerId: number;
@@ -17,6 +24,19 @@ export interface ReplicaManagerOptions {
   /** The topic's log config: broker defaults with /config/topics/<topic> on top. */
   logConfigFor: (topic: string) => Promise<LogConfig>;
   now: () => number;
+  /** Follower fetching and leader-side ISR maintenance; without it the broker only serves as a leader (RF=1). */
+  replication?: ReplicationOptions;
+}
+
+export interface ReplicationOptions {
+  /** The broker's ZooKeeper session: the leader writes ISR changes and their notifications itself. */
+  zk: ZkClient;
+  scheduler: Scheduler;
+  /** replica.lag.time.max.ms. */
+  replicaLagTimeMaxMs: number;
+  fetcher: ReplicaFetcherConfig;
+  /** inter.broker.listener.name: where followers reach leaders. */
+  interBrokerListenerName: string;
 }
 
 /**
@@ -30,9 +50,55 @@ export class ReplicaManager {
   /** Woken on every append (long-polling fetches) and high watermark change (acks=-1 produces). */
   readonly watchers = new PartitionWatchers();
   private readonly stateChangeLog: Logger;
+  private readonly logger: Logger;
+  private readonly partitionHooks: PartitionHooks;
+  private readonly isrChanges: IsrChangePropagation | undefined;
+  readonly fetcherManager: ReplicaFetcherManager | undefined;
+  private readonly tasks: ScheduledTask[] = [];
+  /** LeaderAndIsr and StopReplica are applied one at a time (Kafka's replicaStateChangeLock). */
+  private stateChanges: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly o: ReplicaManagerOptions) {
     this.stateChangeLog = getLogger('state.change.logger', `[Broker id=${o.brokerId}] `);
+    this.logger = getLogger('kafka.server.ReplicaManager', `[ReplicaManager broker=${o.brokerId}] `);
+    const r = o.replication;
+    this.isrChanges = r === undefined ? undefined : new IsrChangePropagation(r.zk, o.now);
+    this.partitionHooks = {
+      ...(r === undefined ? {} : { isrWriter: new IsrStateWriter(r.zk) }),
+      onIsrChanged: (tp) => this.isrChanges?.record(tp),
+      notify: (tp) => this.watchers.notify(tp),
+    };
+    this.fetcherManager = r === undefined ? undefined : new ReplicaFetcherManager(r.fetcher, (tp) => this.partitions.get(tpString(tp))?.log);
+  }
+
+  /** Starts the ISR maintenance tasks (Kafka's ReplicaManager.startup). */
+  startup(): void {
+    const r = this.o.replication;
+    if (r === undefined) return;
+    const lag = r.replicaLagTimeMaxMs;
+    this.logger.info(`Starting ISR expiration with a period of ${Math.floor(lag / 2)} ms and ISR change propagation with a period of ${ISR_CHANGE_PROPAGATION_CHECK_MS} ms`);
+    this.tasks.push(r.scheduler.schedule('isr-expiration', () => this.maybeShrinkIsr(), 0, Math.max(1, Math.floor(lag / 2))));
+    this.tasks.push(r.scheduler.schedule('isr-change-propagation', () => this.isrChanges?.maybePropagate(), 0, ISR_CHANGE_PROPAGATION_CHECK_MS));
+  }
+
+  async shutdown(): Promise<void> {
+    this.logger.info('Shutting down');
+    for (const t of this.tasks) t.cancel();
+    await this.fetcherManager?.shutdown();
+    this.logger.info('Shut down completely');
+  }
+
+  /** The `isr-expiration` task: every partition this broker leads drops followers lagging past replica.lag.time.max.ms. */
+  private async maybeShrinkIsr(): Promise<void> {
+    const lag = this.o.replication?.replicaLagTimeMaxMs ?? 30000;
+    await Promise.all(this.allPartitions().map((p) => p.maybeShrinkIsr(lag)));
+  }
+
+  /** Serialises controller requests: each waits for the previous one to be fully applied. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.stateChanges.then(work, work);
+    this.stateChanges = run.catch(() => undefined);
+    return run;
   }
 
   get brokerId(): number {
@@ -59,7 +125,11 @@ export class ReplicaManager {
     return [...this.partitions.values()];
   }
 
-  async becomeLeaderOrFollower(correlationId: number, request: LeaderAndIsrRequest, version: number): Promise<LeaderAndIsrResponse> {
+  becomeLeaderOrFollower(correlationId: number, request: LeaderAndIsrRequest, version: number): Promise<LeaderAndIsrResponse> {
+    return this.serially(() => this.doBecomeLeaderOrFollower(correlationId, request, version));
+  }
+
+  private async doBecomeLeaderOrFollower(correlationId: number, request: LeaderAndIsrRequest, version: number): Promise<LeaderAndIsrResponse> {
     const started = this.o.now();
     const states: LeaderAndIsrPartitionState[] =
       version >= 2 ? request.topicStates.flatMap((t) => t.partitionStates.map((s) => ({ ...s, topicName: t.topicName }))) : request.ungroupedPartitionStates;
@@ -104,17 +174,64 @@ export class ReplicaManager {
         becomeFollower.push(s);
       }
     }
+    if (becomeLeader.length > 0) {
+      await this.fetcherManager?.removeFetcherForPartitions(becomeLeader.map((s) => ({ topic: s.topicName, partition: s.partitionIndex })));
+      this.stateChangeLog.info(
+        `Stopped fetchers as part of LeaderAndIsr request correlationId ${correlationId} from controller ${cid} epoch ${ce} as part of the become-leader transition for ${becomeLeader.length} partitions`,
+      );
+    }
     for (const s of becomeLeader) result(s, await this.makeLeader(correlationId, cid, ce, s));
-    for (const s of becomeFollower) result(s, await this.makeFollower(correlationId, cid, ce, s));
+    const followers: LeaderAndIsrPartitionState[] = [];
+    for (const s of becomeFollower) {
+      const code = await this.makeFollower(correlationId, cid, ce, s);
+      result(s, code);
+      if (code === 0) followers.push(s);
+    }
+    if (followers.length > 0) await this.startFollowing(correlationId, cid, ce, followers, request);
     this.stateChangeLog.info(`Finished LeaderAndIsr request in ${this.o.now() - started}ms correlationId ${correlationId} from controller ${cid} for ${states.length} partitions`);
     return { errorCode: 0, partitionErrors };
+  }
+
+  /**
+   * Moves the new followers' fetchers to their leaders (Kafka's makeFollowers, second half): the old fetchers
+   * stop before the new ones start, which first truncate with OffsetsForLeaderEpoch.
+   */
+  private async startFollowing(correlationId: number, cid: number, ce: number, states: LeaderAndIsrPartitionState[], request: LeaderAndIsrRequest): Promise<void> {
+    const manager = this.fetcherManager;
+    if (manager === undefined) return;
+    const tps = states.map((s) => ({ topic: s.topicName, partition: s.partitionIndex }));
+    await manager.removeFetcherForPartitions(tps);
+    this.stateChangeLog.info(`Stopped fetchers as part of become-follower request from controller ${cid} epoch ${ce} with correlation id ${correlationId} for ${states.length} partitions`);
+    const initial: InitialFetchState[] = [];
+    for (const s of states) {
+      const tp = { topic: s.topicName, partition: s.partitionIndex };
+      const leader = this.leaderEndPoint(s.leader, request);
+      const p = this.partitions.get(tpString(tp));
+      if (leader === undefined || p?.log === undefined) {
+        this.stateChangeLog.error(
+          `Received LeaderAndIsrRequest with correlation id ${correlationId} from controller ${cid} epoch ${ce} for partition ${tpString(tp)} (last update controller epoch ${s.controllerEpoch}) but cannot become follower since the new leader ${s.leader} is unavailable.`,
+        );
+        continue;
+      }
+      initial.push({ tp, leader, currentLeaderEpoch: s.leaderEpoch, initOffset: p.log.logEndOffset });
+    }
+    if (initial.length > 0) await manager.addFetcherForPartitions(initial);
+  }
+
+  /** The leader's inter-broker endpoint: from the request's live leaders, else the metadata cache. */
+  private leaderEndPoint(leaderId: number, request: LeaderAndIsrRequest): BrokerEndPoint | undefined {
+    const live = request.liveLeaders.find((l) => l.brokerId === leaderId);
+    if (live !== undefined) return { id: leaderId, host: live.hostName, port: live.port };
+    const listener = this.o.replication?.interBrokerListenerName ?? '';
+    const e = this.o.metadataCache.endpoint(leaderId, listener);
+    return e === undefined ? undefined : { id: leaderId, host: e.host, port: e.port };
   }
 
   private async partitionWithLog(s: LeaderAndIsrPartitionState): Promise<Partition> {
     const tp = { topic: s.topicName, partition: s.partitionIndex };
     let p = this.partitions.get(tpString(tp));
     if (p === undefined) {
-      p = new Partition(tp, this.o.brokerId, this.o.now);
+      p = new Partition(tp, this.o.brokerId, this.o.now, this.partitionHooks);
       this.partitions.set(tpString(tp), p);
     }
     if (p.log === undefined) p.log = this.o.logManager.getOrCreateLog(tp, await this.o.logConfigFor(tp.topic));
@@ -160,7 +277,11 @@ export class ReplicaManager {
     }
   }
 
-  async stopReplicas(correlationId: number, request: StopReplicaRequest, version: number): Promise<StopReplicaResponse> {
+  stopReplicas(correlationId: number, request: StopReplicaRequest, version: number): Promise<StopReplicaResponse> {
+    return this.serially(() => this.doStopReplicas(correlationId, request, version));
+  }
+
+  private async doStopReplicas(correlationId: number, request: StopReplicaRequest, version: number): Promise<StopReplicaResponse> {
     const tps: TopicPartition[] =
       version >= 1
         ? request.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })))
@@ -173,6 +294,7 @@ export class ReplicaManager {
       return { errorCode: ErrorCode.STALE_CONTROLLER_EPOCH.code, partitionErrors: [] };
     }
     this.controllerEpoch = request.controllerEpoch;
+    await this.fetcherManager?.removeFetcherForPartitions(tps);
     const partitionErrors: StopReplicaResponse['partitionErrors'] = [];
     for (const tp of tps) {
       let code = 0;

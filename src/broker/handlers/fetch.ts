@@ -13,6 +13,7 @@ interface Slot {
   tp: TopicPartition;
   fetchOffset: number;
   partitionMaxBytes: number;
+  currentLeaderEpoch: number;
   response: FetchPartitionResponse;
 }
 
@@ -31,6 +32,7 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
         tp: { topic: t.topic, partition: p.partition },
         fetchOffset: p.fetchOffset,
         partitionMaxBytes: p.partitionMaxBytes,
+        currentLeaderEpoch: p.currentLeaderEpoch,
         response: emptyResponse(p.partition),
       })),
     );
@@ -69,11 +71,18 @@ function emptyResponse(partition: number): FetchPartitionResponse {
 function updateFollower(ctx: HandlerContext, replicaId: number, s: Slot): void {
   const partition = ctx.replicaManager.getPartition(s.tp);
   if (partition === undefined || !partition.isLeader) return;
-  const follower = partition.followers.get(replicaId);
-  if (follower === undefined) return;
-  follower.logEndOffset = s.fetchOffset;
-  if (s.fetchOffset >= partition.logEndOffset) follower.lastCaughtUpTimeMs = Date.now();
-  if (partition.maybeIncrementLeaderHW()) ctx.replicaManager.watchers.notify(s.tp);
+  // A replica on another leader epoch may hold a diverging log: its offset says nothing about ours.
+  if (s.currentLeaderEpoch >= 0 && s.currentLeaderEpoch !== partition.leaderEpoch) return;
+  // Beyond our log end the follower's log diverges (it will truncate after OFFSET_OUT_OF_RANGE): not in sync.
+  if (s.fetchOffset > partition.logEndOffset) return;
+  if (partition.updateFollowerFetchState(replicaId, s.fetchOffset)) ctx.replicaManager.watchers.notify(s.tp);
+}
+
+/** KIP-320: a replica that knows another leader epoch than ours is fenced (older) or must wait (newer). */
+function checkLeaderEpoch(currentLeaderEpoch: number, leaderEpoch: number): void {
+  if (currentLeaderEpoch < 0) return;
+  if (currentLeaderEpoch < leaderEpoch) throw new KafkaError('FENCED_LEADER_EPOCH');
+  if (currentLeaderEpoch > leaderEpoch) throw new KafkaError('UNKNOWN_LEADER_EPOCH');
 }
 
 function readAll(ctx: HandlerContext, slots: Slot[], request: FetchRequest, version: number, isFollower: boolean): number {
@@ -83,6 +92,7 @@ function readAll(ctx: HandlerContext, slots: Slot[], request: FetchRequest, vers
     s.response = emptyResponse(s.tp.partition);
     try {
       const partition = ctx.replicaManager.leaderPartition(s.tp);
+      checkLeaderEpoch(s.currentLeaderEpoch, partition.leaderEpoch);
       const logRef = partition.log as NonNullable<typeof partition.log>;
       const hw = partition.highWatermark;
       s.response.highWatermark = hw;

@@ -3,6 +3,7 @@ import { LogConfig } from '../../log/log-config';
 import { KafkaController } from '../../controller';
 import { AdminZk } from '../../zk/admin-zk';
 import { BrokerRegistryZk } from '../../zk/broker-registry-zk';
+import { ZkClient } from '../../zk/zk-client';
 import { MetadataCache } from '../metadata-cache';
 import { ReplicaManager } from '../replica-manager';
 
@@ -18,4 +19,6 @@ export interface HandlerContext {
   readonly controller: KafkaController;
   readonly brokerEpoch: () => number;
   readonly logConfigFor: (topic: string, overrides?: ReadonlyMap<string, string>) => Promise<LogConfig>;
+  /** The broker's ZooKeeper session (the group coordinator stores offsets through it). */
+  readonly zkClient?: ZkClient;
 }

@@ -58,17 +58,21 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
   };
 }
 
-/** Kafka's DelayedProduce: done when every partition's high watermark reaches its batch, or at the timeout. */
+/**
+ * Kafka's DelayedProduce: done when every partition's high watermark reaches its batch (with
+ * NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR has meanwhile shrunk below min.insync.replicas), when the partition
+ * is no longer led here, or at the timeout.
+ */
 async function awaitReplication(ctx: HandlerContext, pending: Pending[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const waiting = pending.filter((p) => {
+      if (p.response.errorCode !== 0) return false;
       const partition = ctx.replicaManager.getPartition(p.tp);
-      if (partition === undefined || !partition.isLeader) {
-        p.response.errorCode = ErrorCode.NOT_LEADER_OR_FOLLOWER.code;
-        return false;
-      }
-      return partition.highWatermark < p.requiredOffset;
+      const check = partition === undefined ? ({ done: true, error: 'NOT_LEADER_OR_FOLLOWER' } as const) : partition.checkEnoughReplicasReachOffset(p.requiredOffset);
+      if (!check.done) return true;
+      if (check.error !== undefined) p.response.errorCode = ErrorCode[check.error].code;
+      return false;
     });
     if (waiting.length === 0) return;
     const changed = await ctx.replicaManager.watchers.waitForChange(waiting.map((p) => p.tp), deadline - Date.now());

@@ -1,0 +1,55 @@
+#!/bin/sh
+':' //; exec node --import "file://$(dirname "$(readlink -f "$0")")/../node_modules/tsx/dist/loader.mjs" "$(readlink -f "$0")" "$@"
+import { NetworkClient } from '../src/client/network-client';
+import { CliError, createCli, runCli } from '../src/tools/cli';
+import { checkConsumerGroupsArgs, ConsumerGroupCommand, ConsumerGroupsOptions } from '../src/tools/consumer-groups-command';
+import { KafkaConsumerGroupService } from '../src/tools/consumer-groups-kafka';
+import { ConsumerGroupService } from '../src/tools/consumer-groups-service';
+import { ZkConsumerGroupService } from '../src/tools/consumer-groups-zk';
+import { collect } from '../src/tools/server-args';
+import { parseBrokerList } from '../src/tools/tool-properties';
+import { ZkClient } from '../src/zk/zk-client';
+import { validateZkConnectString } from '../src/zk/zk-connect-string';
+
+const program = createCli('kafka-consumer-groups', 'List all consumer groups, describe a consumer group, reset its offsets, or delete it.')
+  .option('--zookeeper <host:port[/chroot]>', 'the ZooKeeper connection string (ZooKeeper-based consumers: /consumers)')
+  .option('--bootstrap-server <host:port,...>', 'the brokers to connect to (groups managed by the group coordinator)')
+  .option('--list', 'List all consumer groups.')
+  .option('--describe', 'Describe a consumer group: committed offsets, log end offsets, lag and owners per partition.')
+  .option('--delete', 'Delete an inactive consumer group and its committed offsets.')
+  .option('--reset-offsets', 'Reset the committed offsets of an inactive consumer group.')
+  .option('--group <group>', 'The consumer group.')
+  .option('--topic <topic[:partitions]>', 'With --reset-offsets: the topic (and optionally partitions, e.g. t:0,1) to reset (repeatable).', collect, [] as string[])
+  .option('--all-topics', 'With --reset-offsets: every topic the group has committed offsets for.')
+  .option('--to-earliest', 'Reset offsets to the earliest offset.')
+  .option('--to-latest', 'Reset offsets to the latest offset.')
+  .option('--to-current', 'Reset offsets to the current offset.')
+  .option('--to-offset <offset>', 'Reset offsets to this offset (clamped to the log).')
+  .option('--shift-by <n>', 'Shift the current offsets by n (positive or negative).')
+  .option('--dry-run', 'Only show the result of the reset (the default).')
+  .option('--execute', 'Execute the reset.');
+
+void runCli(program, async (p) => {
+  const o = p.opts<ConsumerGroupsOptions>();
+  checkConsumerGroupsArgs(o);
+  let service: ConsumerGroupService;
+  if (o.zookeeper !== undefined) {
+    const bad = validateZkConnectString(o.zookeeper);
+    if (bad !== undefined) throw new CliError(`Invalid --zookeeper ${o.zookeeper}: ${bad}`);
+    let zk: ZkClient;
+    try {
+      zk = await ZkClient.connect({ connectString: o.zookeeper, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'Kafka tool' });
+    } catch (err) {
+      throw new CliError(`Error: Executing consumer group command failed due to ${(err as Error).message}`);
+    }
+    process.stderr.write('Note: This will only show information about consumers that use ZooKeeper (not those using the Java consumer API).\n\n');
+    service = new ZkConsumerGroupService(zk);
+  } else {
+    service = new KafkaConsumerGroupService(new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: 'consumer-groups' }));
+  }
+  try {
+    return await new ConsumerGroupCommand(service, (line) => process.stdout.write(`${line}\n`), (line) => process.stderr.write(`${line}\n`)).run(o);
+  } finally {
+    service.close();
+  }
+});

@@ -1,0 +1,34 @@
+import { KafkaConfig } from '../../common/config/kafka-config';
+
+/** The replica.* settings a follower's fetchers use (Kafka's KafkaConfig replica fetcher keys). */
+export interface ReplicaFetcherConfig {
+  /** This broker's id, sent as the Fetch replica id. */
+  brokerId: number;
+  /** num.replica.fetchers: fetchers per source broker. */
+  numReplicaFetchers: number;
+  /** replica.fetch.max.bytes: per partition. */
+  fetchMaxBytes: number;
+  /** replica.fetch.response.max.bytes: per response. */
+  fetchResponseMaxBytes: number;
+  /** replica.fetch.wait.max.ms. */
+  fetchWaitMaxMs: number;
+  /** replica.fetch.min.bytes. */
+  fetchMinBytes: number;
+  /** replica.fetch.backoff.ms: pause after an error. */
+  fetchBackoffMs: number;
+  /** replica.socket.timeout.ms: how long a request may take beyond its own wait. */
+  socketTimeoutMs: number;
+}
+
+export function replicaFetcherConfigFrom(brokerId: number, config: KafkaConfig): ReplicaFetcherConfig {
+  return {
+    brokerId,
+    numReplicaFetchers: Math.max(1, config.int('num.replica.fetchers')),
+    fetchMaxBytes: config.int('replica.fetch.max.bytes'),
+    fetchResponseMaxBytes: config.int('replica.fetch.response.max.bytes'),
+    fetchWaitMaxMs: config.int('replica.fetch.wait.max.ms'),
+    fetchMinBytes: config.int('replica.fetch.min.bytes'),
+    fetchBackoffMs: config.int('replica.fetch.backoff.ms'),
+    socketTimeoutMs: config.int('replica.socket.timeout.ms'),
+  };
+}

@@ -1,0 +1,278 @@
+import { NetworkClient } from '../client/network-client';
+import { ConsumedRecord, PartitionConsumer } from '../client/partition-consumer';
+import { ErrorCode, errorName } from '../common/error-codes';
+import { KafkaError } from '../common/kafka-error';
+import { getLogger, Logger } from '../common/logging/logging';
+import { INTERNAL_TOPICS } from '../common/topic';
+import { TopicPartition, tpString } from '../common/topic-partition';
+import { FindCoordinatorApi } from '../protocol/apis/find-coordinator';
+import { HeartbeatApi } from '../protocol/apis/heartbeat';
+import { JoinGroupApi } from '../protocol/apis/join-group';
+import { LeaveGroupApi } from '../protocol/apis/leave-group';
+import { OffsetCommitApi } from '../protocol/apis/offset-commit';
+import { OffsetFetchApi } from '../protocol/apis/offset-fetch';
+import { SyncGroupApi } from '../protocol/apis/sync-group';
+import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from './consumer-protocol';
+import { rangeAssign } from './range-assignor';
+
+export interface GroupConsumerConfig {
+  groupId: string;
+  /** A topic list, or a regex over the cluster's topics (internal topics excluded). */
+  topics?: string[];
+  pattern?: RegExp;
+  sessionTimeoutMs?: number;
+  rebalanceTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  autoOffsetReset?: 'earliest' | 'latest';
+  enableAutoCommit?: boolean;
+  autoCommitIntervalMs?: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const code = (name: keyof typeof ErrorCode): number => ErrorCode[name].code;
+const COORDINATOR_ERRORS = new Set([code('NOT_COORDINATOR'), code('COORDINATOR_NOT_AVAILABLE'), code('COORDINATOR_LOAD_IN_PROGRESS')]);
+const REJOIN_ERRORS = new Set([code('REBALANCE_IN_PROGRESS'), code('ILLEGAL_GENERATION'), code('UNKNOWN_MEMBER_ID')]);
+
+/**
+ * A group member of the modern consumer protocol (Kafka's ConsumerCoordinator, reduced to what the console
+ * consumer needs): finds the coordinator, joins with the "range" assignor (the leader assigns from every
+ * member's subscription), heartbeats in the background, rejoins when told to, fetches its partitions from the
+ * leaders, commits offsets with its generation, and leaves the group on close.
+ */
+export class GroupConsumer {
+  private readonly cfg: Required<Omit<GroupConsumerConfig, 'topics' | 'pattern'>> & Pick<GroupConsumerConfig, 'topics' | 'pattern'>;
+  private readonly log: Logger;
+  private coordinator: number | undefined;
+  private memberId = '';
+  private generationId = -1;
+  private needsJoin = true;
+  private joining = false;
+  private fetcher: PartitionConsumer | undefined;
+  private assigned: TopicPartition[] = [];
+  private readonly consumed = new Map<string, number>();
+  private buffer: ConsumedRecord[] = [];
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private lastCommitMs = Date.now();
+  private closed = false;
+
+  constructor(
+    private readonly client: NetworkClient,
+    config: GroupConsumerConfig,
+  ) {
+    if ((config.topics === undefined) === (config.pattern === undefined)) throw new Error('Exactly one of topics/pattern is required.');
+    this.cfg = {
+      groupId: config.groupId,
+      topics: config.topics,
+      pattern: config.pattern,
+      sessionTimeoutMs: config.sessionTimeoutMs ?? 10000,
+      rebalanceTimeoutMs: config.rebalanceTimeoutMs ?? 60000,
+      heartbeatIntervalMs: config.heartbeatIntervalMs ?? 3000,
+      autoOffsetReset: config.autoOffsetReset ?? 'latest',
+      enableAutoCommit: config.enableAutoCommit ?? true,
+      autoCommitIntervalMs: config.autoCommitIntervalMs ?? 5000,
+    };
+    this.log = getLogger('org.apache.kafka.clients.consumer.internals.ConsumerCoordinator', `[Consumer groupId=${config.groupId}] `);
+  }
+
+  get assignment(): TopicPartition[] {
+    return [...this.assigned];
+  }
+
+  private async findCoordinator(): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      const r = await this.client.request('any', FindCoordinatorApi, { key: this.cfg.groupId, keyType: 0 });
+      if (r.errorCode === 0) {
+        if (this.client.metadata.broker(r.nodeId) === undefined) await this.client.refreshMetadata();
+        this.log.info(`Discovered group coordinator ${r.host}:${r.port} (id: ${r.nodeId})`);
+        return r.nodeId;
+      }
+      if (!COORDINATOR_ERRORS.has(r.errorCode) || attempt > 300) throw new KafkaError(errorName(r.errorCode) as never);
+      await sleep(100);
+    }
+  }
+
+  private async subscribedTopics(): Promise<string[]> {
+    if (this.cfg.topics !== undefined) {
+      await this.client.refreshMetadata(this.cfg.topics);
+      return [...this.cfg.topics];
+    }
+    await this.client.refreshMetadata(null);
+    return [...this.client.metadata.topics.keys()].filter((t) => this.cfg.pattern!.test(t) && !INTERNAL_TOPICS.has(t)).sort();
+  }
+
+  /** JoinGroup then SyncGroup until a generation is reached (Kafka's ensureActiveGroup). */
+  private async join(): Promise<void> {
+    this.joining = true;
+    try {
+      for (;;) {
+        if (this.closed) return;
+        this.coordinator ??= await this.findCoordinator();
+        const topics = await this.subscribedTopics();
+        const joined = await this.client.request(
+          this.coordinator,
+          JoinGroupApi,
+          {
+            groupId: this.cfg.groupId,
+            sessionTimeoutMs: this.cfg.sessionTimeoutMs,
+            rebalanceTimeoutMs: this.cfg.rebalanceTimeoutMs,
+            memberId: this.memberId,
+            groupInstanceId: null,
+            protocolType: 'consumer',
+            protocols: [{ name: 'range', metadata: encodeSubscription(topics) }],
+          },
+          { timeoutMs: this.cfg.rebalanceTimeoutMs + 5000 },
+        );
+        if (joined.errorCode !== 0) {
+          await this.onJoinError(joined.errorCode, joined.memberId);
+          continue;
+        }
+        this.memberId = joined.memberId;
+        this.generationId = joined.generationId;
+        const assignments = joined.leader === joined.memberId ? await this.assign(joined.members) : [];
+        const synced = await this.client.request(this.coordinator, SyncGroupApi, {
+          groupId: this.cfg.groupId,
+          generationId: this.generationId,
+          memberId: this.memberId,
+          groupInstanceId: null,
+          assignments,
+        });
+        if (synced.errorCode !== 0) {
+          await this.onJoinError(synced.errorCode, this.memberId);
+          continue;
+        }
+        const partitions = decodeAssignment(synced.assignment).partitions.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
+        await this.install(partitions);
+        this.needsJoin = false;
+        this.log.info(`Successfully joined group with generation ${this.generationId}; assigned partitions: ${partitions.map(tpString).join(', ')}`);
+        return;
+      }
+    } finally {
+      this.joining = false;
+    }
+  }
+
+  private async onJoinError(errorCode: number, memberId: string): Promise<void> {
+    const name = errorName(errorCode);
+    this.log.info(`JoinGroup/SyncGroup failed with ${name}; retrying`);
+    if (errorCode === code('MEMBER_ID_REQUIRED')) this.memberId = memberId;
+    else if (errorCode === code('UNKNOWN_MEMBER_ID') || errorCode === code('ILLEGAL_GENERATION')) this.memberId = errorCode === code('UNKNOWN_MEMBER_ID') ? '' : this.memberId;
+    else if (COORDINATOR_ERRORS.has(errorCode)) this.coordinator = undefined;
+    else if (errorCode !== code('REBALANCE_IN_PROGRESS')) throw new KafkaError(name as never);
+    await sleep(100);
+  }
+
+  /** The leader's job: range-assign every member's subscribed topics (members ordered by id, as Kafka's). */
+  private async assign(members: { memberId: string; metadata: Buffer }[]): Promise<{ memberId: string; assignment: Buffer }[]> {
+    const subscriptions = new Map(members.map((m) => [m.memberId, new Map(decodeSubscription(m.metadata).topics.map((t) => [t, 1]))]));
+    const topics = [...new Set([...subscriptions.values()].flatMap((s) => [...s.keys()]))];
+    await this.client.refreshMetadata(topics);
+    const partitions = new Map(topics.map((t) => [t, (this.client.metadata.topics.get(t)?.partitions ?? []).map((p) => p.partition)]));
+    const byThread = rangeAssign(subscriptions, partitions);
+    return members.map((m) => {
+      const tps = byThread.get(`${m.memberId}-0`) ?? [];
+      const byTopic = new Map<string, number[]>();
+      for (const tp of tps) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
+      return { memberId: m.memberId, assignment: encodeAssignment([...byTopic].map(([topic, ps]) => ({ topic, partitions: ps }))) };
+    });
+  }
+
+  /** Starts fetching the new assignment from the committed offsets (auto.offset.reset where there are none). */
+  private async install(partitions: TopicPartition[]): Promise<void> {
+    this.assigned = partitions;
+    this.buffer = [];
+    this.consumed.clear();
+    const fetcher = new PartitionConsumer(this.client, { maxWaitMs: 100 });
+    if (partitions.length > 0) {
+      const fetched = await this.client.request(this.coordinator!, OffsetFetchApi, {
+        groupId: this.cfg.groupId,
+        topics: [...new Set(partitions.map((p) => p.topic))].map((name) => ({ name, partitionIndexes: partitions.filter((p) => p.topic === name).map((p) => p.partition) })),
+      });
+      const committed = new Map<string, number>(fetched.topics.flatMap((t) => t.partitions.map((p): [string, number] => [`${t.name}-${p.partitionIndex}`, p.committedOffset])));
+      for (const tp of partitions) {
+        const offset = committed.get(tpString(tp)) ?? -1;
+        await fetcher.assign([tp], offset >= 0 ? offset : this.cfg.autoOffsetReset);
+        this.consumed.set(tpString(tp), fetcher.position(tp)!);
+      }
+    }
+    this.fetcher = fetcher;
+  }
+
+  async start(): Promise<void> {
+    await this.join();
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.cfg.heartbeatIntervalMs);
+    this.heartbeatTimer.unref();
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (this.joining || this.needsJoin || this.closed || this.coordinator === undefined) return;
+    try {
+      const r = await this.client.request(this.coordinator, HeartbeatApi, { groupId: this.cfg.groupId, generationId: this.generationId, memberId: this.memberId, groupInstanceId: null });
+      if (r.errorCode === 0) return;
+      this.log.info(`Heartbeat answered ${errorName(r.errorCode)}: rejoining`);
+      if (COORDINATOR_ERRORS.has(r.errorCode)) this.coordinator = undefined;
+      if (r.errorCode === code('UNKNOWN_MEMBER_ID')) this.memberId = '';
+      if (REJOIN_ERRORS.has(r.errorCode) || COORDINATOR_ERRORS.has(r.errorCode)) this.needsJoin = true;
+    } catch {
+      this.coordinator = undefined;
+      this.needsJoin = true;
+    }
+  }
+
+  /** Up to `max` records; rejoins first when the group is rebalancing. Records count as consumed once returned. */
+  async poll(max = Number.MAX_SAFE_INTEGER): Promise<ConsumedRecord[]> {
+    if (this.needsJoin) {
+      if (this.cfg.enableAutoCommit) await this.commit().catch(() => undefined);
+      await this.join();
+    }
+    if (this.cfg.enableAutoCommit && Date.now() - this.lastCommitMs >= this.cfg.autoCommitIntervalMs) await this.commit().catch(() => undefined);
+    if (this.buffer.length === 0) {
+      if (this.fetcher === undefined || this.assigned.length === 0) {
+        await sleep(100);
+        return [];
+      }
+      this.buffer = await this.fetcher.poll();
+    }
+    const out = this.buffer.splice(0, max);
+    for (const r of out) this.consumed.set(tpString(r), r.offset + 1);
+    return out;
+  }
+
+  /** Commits the consumed position of every assigned partition with this member's generation. */
+  async commit(): Promise<void> {
+    this.lastCommitMs = Date.now();
+    if (this.coordinator === undefined || this.assigned.length === 0) return;
+    const topics = new Map<string, { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; commitTimestamp: number; committedMetadata: string }[]>();
+    for (const tp of this.assigned) {
+      const offset = this.consumed.get(tpString(tp));
+      if (offset === undefined) continue;
+      topics.set(tp.topic, [...(topics.get(tp.topic) ?? []), { partitionIndex: tp.partition, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: '' }]);
+    }
+    const r = await this.client.request(this.coordinator, OffsetCommitApi, {
+      groupId: this.cfg.groupId,
+      generationId: this.generationId,
+      memberId: this.memberId,
+      groupInstanceId: null,
+      retentionTimeMs: -1,
+      topics: [...topics].map(([name, partitions]) => ({ name, partitions })),
+    });
+    const failed = r.topics.flatMap((t) => t.partitions).find((p) => p.errorCode !== 0);
+    if (failed !== undefined) {
+      if (REJOIN_ERRORS.has(failed.errorCode)) this.needsJoin = true;
+      if (COORDINATOR_ERRORS.has(failed.errorCode)) this.coordinator = undefined;
+      throw new KafkaError(errorName(failed.errorCode) as never, `Offset commit failed: ${errorName(failed.errorCode)}`);
+    }
+  }
+
+  /** Commits (auto commit on) and leaves the group so that the others rebalance at once. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
+    if (this.cfg.enableAutoCommit && !this.needsJoin) await this.commit().catch((err: unknown) => this.log.warn('Offset commit on close failed', err));
+    this.closed = true;
+    if (this.coordinator !== undefined && this.memberId !== '') {
+      await this.client
+        .request(this.coordinator, LeaveGroupApi, { groupId: this.cfg.groupId, memberId: this.memberId, members: [{ memberId: this.memberId, groupInstanceId: null }] })
+        .catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,522 @@
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, ErrorName } from '../common/error-codes';
+import { getLogger } from '../common/logging/logging';
+import { Clock, SYSTEM_CLOCK, TimerHandle } from '../common/time';
+import { GroupMetadata } from './group-metadata';
+import { GroupState } from './group-state';
+import { JoinResult, MemberMetadata, MemberProtocol, SyncResult } from './member-metadata';
+import { TopicPartitionOffset, ZkOffsetStore } from './zk-offset-store';
+
+const log = getLogger('kafka.coordinator.group.GroupCoordinator');
+
+export interface GroupCoordinatorConfig {
+  minSessionTimeoutMs: number;
+  maxSessionTimeoutMs: number;
+  initialRebalanceDelayMs: number;
+  maxGroupSize: number;
+  offsetMetadataMaxBytes: number;
+}
+
+export interface GroupCoordinatorDeps {
+  config: GroupCoordinatorConfig;
+  offsetStore: ZkOffsetStore;
+  /** Whether this broker leads the group's `__consumer_offsets` partition, i.e. coordinates it now. */
+  isCoordinatorFor(groupId: string): boolean;
+  clock?: Clock;
+  /** How often groups this broker no longer coordinates are unloaded (leadership moved away). */
+  ownershipCheckIntervalMs?: number;
+}
+
+export interface JoinGroupParams {
+  groupId: string;
+  memberId: string;
+  clientId: string;
+  clientHost: string;
+  rebalanceTimeoutMs: number;
+  sessionTimeoutMs: number;
+  protocolType: string;
+  protocols: MemberProtocol[];
+}
+
+export interface CommitPartition extends TopicPartitionOffset {
+  metadata: string | null;
+}
+
+export interface DescribedGroupInfo {
+  errorCode: number;
+  groupId: string;
+  state: GroupState;
+  protocolType: string;
+  protocolName: string;
+  members: { memberId: string; clientId: string; clientHost: string; metadata: Buffer; assignment: Buffer }[];
+}
+
+const code = (name: ErrorName): number => ErrorCode[name].code;
+const EMPTY = Buffer.alloc(0);
+
+function joinError(memberId: string, name: ErrorName): JoinResult {
+  return { errorCode: code(name), generationId: -1, protocolName: '', leaderId: '', memberId, members: [] };
+}
+
+/**
+ * The group coordinator (Kafka's GroupCoordinator) for the groups whose `__consumer_offsets` partition this
+ * broker leads. It runs the JoinGroup/SyncGroup rebalance protocol (see GroupMetadata for the states), expires
+ * members whose session times out, and stores committed offsets in ZooKeeper. Nothing is loaded when
+ * leadership arrives (ZooKeeper already holds the offsets): members of a moved group get NOT_COORDINATOR from
+ * the old broker, find the new one, and rejoin it as new members.
+ */
+export class GroupCoordinator {
+  private readonly groups = new Map<string, GroupMetadata>();
+  private readonly clock: Clock;
+  private ownershipTimer: TimerHandle | null = null;
+  private shutDown = false;
+
+  constructor(private readonly deps: GroupCoordinatorDeps) {
+    this.clock = deps.clock ?? SYSTEM_CLOCK;
+    this.scheduleOwnershipCheck();
+  }
+
+  shutdown(): void {
+    this.shutDown = true;
+    this.ownershipTimer?.cancel();
+    for (const g of [...this.groups.values()]) this.unload(g, 'COORDINATOR_NOT_AVAILABLE');
+  }
+
+  /** The group's in-memory state, for tests and tools. */
+  group(groupId: string): GroupMetadata | undefined {
+    return this.groups.get(groupId);
+  }
+
+  private scheduleOwnershipCheck(): void {
+    if (this.shutDown) return;
+    this.ownershipTimer = this.clock.setTimer(() => {
+      for (const g of [...this.groups.values()]) {
+        if (!this.deps.isCoordinatorFor(g.groupId)) {
+          log.info(`Unloading group ${g.groupId}: this broker no longer leads its __consumer_offsets partition`);
+          this.unload(g, 'NOT_COORDINATOR');
+        }
+      }
+      this.scheduleOwnershipCheck();
+    }, this.deps.ownershipCheckIntervalMs ?? 1000);
+  }
+
+  /** Drops a group (Kafka's onResignation/removeGroup): parked requests are answered with `error`. */
+  private unload(group: GroupMetadata, error: ErrorName): void {
+    group.joinTimer?.cancel();
+    group.joinTimer = null;
+    for (const m of group.members.values()) {
+      m.heartbeatTimer?.cancel();
+      this.answerParked(m, error);
+    }
+    group.transitionTo('Dead');
+    this.groups.delete(group.groupId);
+  }
+
+  private answerParked(member: MemberMetadata, error: ErrorName): void {
+    const join = member.awaitingJoin;
+    const sync = member.awaitingSync;
+    member.awaitingJoin = null;
+    member.awaitingSync = null;
+    join?.(joinError(member.memberId, error));
+    sync?.({ errorCode: code(error), assignment: EMPTY });
+  }
+
+  private checkCoordinator(groupId: string): ErrorName | null {
+    if (groupId === '') return 'INVALID_GROUP_ID';
+    if (this.shutDown) return 'COORDINATOR_NOT_AVAILABLE';
+    if (!this.deps.isCoordinatorFor(groupId)) return 'NOT_COORDINATOR';
+    return null;
+  }
+
+  // ---- JoinGroup -------------------------------------------------------------------------------------------
+
+  joinGroup(p: JoinGroupParams): Promise<JoinResult> {
+    const error = this.checkCoordinator(p.groupId);
+    if (error !== null) return Promise.resolve(joinError(p.memberId, error));
+    const { minSessionTimeoutMs, maxSessionTimeoutMs } = this.deps.config;
+    if (p.sessionTimeoutMs < minSessionTimeoutMs || p.sessionTimeoutMs > maxSessionTimeoutMs) {
+      return Promise.resolve(joinError(p.memberId, 'INVALID_SESSION_TIMEOUT'));
+    }
+    let group = this.groups.get(p.groupId);
+    if (group === undefined) {
+      // Only a first join (no member id) may create the group; a known id for an unknown group must rejoin fresh.
+      if (p.memberId !== '') return Promise.resolve(joinError(p.memberId, 'UNKNOWN_MEMBER_ID'));
+      group = new GroupMetadata(p.groupId);
+      this.groups.set(p.groupId, group);
+    }
+    if (group.is('Dead')) return Promise.resolve(joinError(p.memberId, 'COORDINATOR_NOT_AVAILABLE'));
+    if (!group.supportsProtocols(p.protocolType, p.protocols)) return Promise.resolve(joinError(p.memberId, 'INCONSISTENT_GROUP_PROTOCOL'));
+    return p.memberId === '' ? this.joinNewMember(group, p) : this.joinExistingMember(group, p);
+  }
+
+  private joinNewMember(group: GroupMetadata, p: JoinGroupParams): Promise<JoinResult> {
+    if (group.members.size >= this.deps.config.maxGroupSize) return Promise.resolve(joinError('', 'GROUP_MAX_SIZE_REACHED'));
+    const memberId = `${p.clientId}-${randomUUID()}`;
+    const member = new MemberMetadata(memberId, p.clientId, p.clientHost, p.rebalanceTimeoutMs, p.sessionTimeoutMs, p.protocolType, p.protocols);
+    member.isNew = true;
+    const result = this.park(member);
+    group.add(member);
+    if (group.is('PreparingRebalance') && group.inInitialDelay) group.newMemberAdded = true;
+    log.info(`Member ${memberId} joins group ${group.groupId} in state ${group.state}`);
+    this.maybePrepareRebalance(group, `Adding new member ${memberId}`);
+    this.tryCompleteJoin(group);
+    return result;
+  }
+
+  private joinExistingMember(group: GroupMetadata, p: JoinGroupParams): Promise<JoinResult> {
+    const member = group.members.get(p.memberId);
+    if (member === undefined || group.is('Empty')) return Promise.resolve(joinError(p.memberId, 'UNKNOWN_MEMBER_ID'));
+    switch (group.state) {
+      case 'PreparingRebalance': {
+        const result = this.updateMember(member, p);
+        this.tryCompleteJoin(group);
+        return result;
+      }
+      case 'CompletingRebalance':
+        // A repeated join with nothing changed (the JoinGroup answer was lost): answer the generation again.
+        if (member.matches(p.protocols)) return Promise.resolve(this.joinResultFor(group, member));
+        return this.updateAndRebalance(group, member, p, `Updating metadata for member ${member.memberId}`);
+      case 'Stable':
+        // The leader rejoining, or a member with new metadata (a subscription change), starts a rebalance.
+        if (member.memberId === group.leaderId || !member.matches(p.protocols)) {
+          return this.updateAndRebalance(group, member, p, `leader or member ${member.memberId} rejoined with changed metadata`);
+        }
+        this.scheduleHeartbeat(group, member);
+        return Promise.resolve(this.joinResultFor(group, member));
+      default:
+        return Promise.resolve(joinError(p.memberId, 'UNKNOWN_MEMBER_ID'));
+    }
+  }
+
+  private updateAndRebalance(group: GroupMetadata, member: MemberMetadata, p: JoinGroupParams, reason: string): Promise<JoinResult> {
+    const result = this.updateMember(member, p);
+    this.maybePrepareRebalance(group, reason);
+    this.tryCompleteJoin(group);
+    return result;
+  }
+
+  private updateMember(member: MemberMetadata, p: JoinGroupParams): Promise<JoinResult> {
+    member.protocols = p.protocols;
+    member.rebalanceTimeoutMs = p.rebalanceTimeoutMs;
+    member.sessionTimeoutMs = p.sessionTimeoutMs;
+    // A second JoinGroup while one is parked replaces it; the first must still be answered (responses leave a
+    // connection in request order).
+    member.awaitingJoin?.(joinError(member.memberId, 'REBALANCE_IN_PROGRESS'));
+    member.awaitingJoin = null;
+    return this.park(member);
+  }
+
+  private park(member: MemberMetadata): Promise<JoinResult> {
+    return new Promise((resolve) => {
+      member.awaitingJoin = resolve;
+    });
+  }
+
+  private joinResultFor(group: GroupMetadata, member: MemberMetadata): JoinResult {
+    const isLeader = member.memberId === group.leaderId;
+    const protocol = group.protocolName ?? '';
+    return {
+      errorCode: 0,
+      generationId: group.generationId,
+      protocolName: protocol,
+      leaderId: group.leaderId ?? '',
+      memberId: member.memberId,
+      members: isLeader ? [...group.members.values()].map((m) => ({ memberId: m.memberId, metadata: m.metadataFor(protocol) })) : [],
+    };
+  }
+
+  private maybePrepareRebalance(group: GroupMetadata, reason: string): void {
+    if (group.is('Stable') || group.is('CompletingRebalance') || group.is('Empty')) this.prepareRebalance(group, reason);
+  }
+
+  /**
+   * Starts a rebalance: members learn of it through REBALANCE_IN_PROGRESS on heartbeats and must rejoin within the
+   * rebalance timeout. A new (Empty) group first waits group.initial.rebalance.delay.ms, extended while members
+   * keep arriving, so that a batch of starting consumers lands in one generation (Kafka's InitialDelayedJoin).
+   */
+  private prepareRebalance(group: GroupMetadata, reason: string): void {
+    if (group.is('CompletingRebalance')) this.resetAndPropagateAssignmentError(group, 'REBALANCE_IN_PROGRESS');
+    group.joinTimer?.cancel();
+    const initial = group.is('Empty');
+    group.transitionTo('PreparingRebalance');
+    group.rebalanceStartMs = this.clock.nowMs();
+    log.info(`Preparing to rebalance group ${group.groupId} in state PreparingRebalance with old generation ${group.generationId} (reason: ${reason})`);
+    const delay = this.deps.config.initialRebalanceDelayMs;
+    if (initial && delay > 0) {
+      group.inInitialDelay = true;
+      group.newMemberAdded = false;
+      group.joinTimer = this.clock.setTimer(() => this.onInitialDelayExpired(group), Math.min(delay, group.rebalanceTimeoutMs));
+    } else {
+      group.inInitialDelay = false;
+      group.joinTimer = this.clock.setTimer(() => this.onJoinTimeout(group), group.rebalanceTimeoutMs);
+    }
+  }
+
+  private onInitialDelayExpired(group: GroupMetadata): void {
+    if (!group.is('PreparingRebalance')) return;
+    const remaining = group.rebalanceTimeoutMs - (this.clock.nowMs() - group.rebalanceStartMs);
+    if (group.newMemberAdded && remaining > 0) {
+      group.newMemberAdded = false;
+      group.joinTimer = this.clock.setTimer(() => this.onInitialDelayExpired(group), Math.min(this.deps.config.initialRebalanceDelayMs, remaining));
+      return;
+    }
+    group.inInitialDelay = false;
+    this.completeJoin(group);
+  }
+
+  private onJoinTimeout(group: GroupMetadata): void {
+    if (group.is('PreparingRebalance')) this.completeJoin(group);
+  }
+
+  private tryCompleteJoin(group: GroupMetadata): void {
+    if (group.is('PreparingRebalance') && !group.inInitialDelay && group.allMembersJoined) this.completeJoin(group);
+  }
+
+  /** Ends the join phase: members that did not rejoin are dropped, the next generation starts, joins are answered. */
+  private completeJoin(group: GroupMetadata): void {
+    group.joinTimer?.cancel();
+    group.joinTimer = null;
+    for (const m of group.notYetRejoined()) {
+      log.info(`Member ${m.memberId} in group ${group.groupId} has failed, removing it from the group`);
+      m.heartbeatTimer?.cancel();
+      this.answerParked(m, 'UNKNOWN_MEMBER_ID');
+      group.remove(m.memberId);
+    }
+    group.initNextGeneration();
+    if (group.is('Empty')) {
+      log.info(`Group ${group.groupId} with generation ${group.generationId} is now empty`);
+      return;
+    }
+    log.info(`Stabilized group ${group.groupId} generation ${group.generationId} with ${group.members.size} members (protocol ${group.protocolName})`);
+    for (const m of group.members.values()) {
+      const answer = m.awaitingJoin;
+      m.awaitingJoin = null;
+      m.isNew = false;
+      answer?.(this.joinResultFor(group, m));
+      this.scheduleHeartbeat(group, m);
+    }
+  }
+
+  private resetAndPropagateAssignmentError(group: GroupMetadata, error: ErrorName): void {
+    for (const m of group.members.values()) {
+      m.assignment = EMPTY;
+      const sync = m.awaitingSync;
+      m.awaitingSync = null;
+      sync?.({ errorCode: code(error), assignment: EMPTY });
+    }
+  }
+
+  // ---- SyncGroup, Heartbeat, LeaveGroup ------------------------------------------------------------------------
+
+  syncGroup(groupId: string, generationId: number, memberId: string, assignments: { memberId: string; assignment: Buffer }[]): Promise<SyncResult> {
+    const fail = (name: ErrorName): Promise<SyncResult> => Promise.resolve({ errorCode: code(name), assignment: EMPTY });
+    const error = this.checkCoordinator(groupId);
+    if (error !== null) return fail(error);
+    const group = this.groups.get(groupId);
+    const member = group?.members.get(memberId);
+    if (group === undefined || member === undefined) return fail('UNKNOWN_MEMBER_ID');
+    if (generationId !== group.generationId) return fail('ILLEGAL_GENERATION');
+    switch (group.state) {
+      case 'PreparingRebalance':
+        return fail('REBALANCE_IN_PROGRESS');
+      case 'Stable':
+        this.scheduleHeartbeat(group, member);
+        return Promise.resolve({ errorCode: 0, assignment: member.assignment });
+      case 'CompletingRebalance': {
+        this.scheduleHeartbeat(group, member);
+        member.awaitingSync?.({ errorCode: code('REBALANCE_IN_PROGRESS'), assignment: EMPTY });
+        const result = new Promise<SyncResult>((resolve) => {
+          member.awaitingSync = resolve;
+        });
+        if (memberId === group.leaderId) {
+          const byMember = new Map(assignments.map((a) => [a.memberId, a.assignment]));
+          for (const m of group.members.values()) m.assignment = byMember.get(m.memberId) ?? EMPTY;
+          group.transitionTo('Stable');
+          log.info(`Assignment received from leader ${memberId} for group ${groupId} for generation ${generationId}`);
+          for (const m of group.members.values()) {
+            const answer = m.awaitingSync;
+            m.awaitingSync = null;
+            answer?.({ errorCode: 0, assignment: m.assignment });
+          }
+        }
+        return result;
+      }
+      default:
+        return fail('UNKNOWN_MEMBER_ID');
+    }
+  }
+
+  heartbeat(groupId: string, generationId: number, memberId: string): number {
+    const error = this.checkCoordinator(groupId);
+    if (error !== null) return code(error);
+    const group = this.groups.get(groupId);
+    const member = group?.members.get(memberId);
+    if (group === undefined || member === undefined || group.is('Empty') || group.is('Dead')) return code('UNKNOWN_MEMBER_ID');
+    if (generationId !== group.generationId) return code('ILLEGAL_GENERATION');
+    this.scheduleHeartbeat(group, member);
+    // PreparingRebalance: this answer is how members learn that they must rejoin.
+    return group.is('PreparingRebalance') ? code('REBALANCE_IN_PROGRESS') : 0;
+  }
+
+  /** Removes members; each gets its own error code (top level for LeaveGroup v0-2). */
+  leaveGroup(groupId: string, memberIds: string[]): { errorCode: number; members: { memberId: string; errorCode: number }[] } {
+    const error = this.checkCoordinator(groupId);
+    if (error !== null) return { errorCode: code(error), members: [] };
+    const group = this.groups.get(groupId);
+    if (group === undefined) return { errorCode: code('UNKNOWN_MEMBER_ID'), members: memberIds.map((memberId) => ({ memberId, errorCode: code('UNKNOWN_MEMBER_ID') })) };
+    const members = memberIds.map((memberId) => {
+      const member = group.members.get(memberId);
+      if (member === undefined) return { memberId, errorCode: code('UNKNOWN_MEMBER_ID') };
+      log.info(`Member ${memberId} in group ${groupId} has left, removing it from the group`);
+      this.removeMemberAndUpdateGroup(group, member);
+      return { memberId, errorCode: 0 };
+    });
+    return { errorCode: memberIds.length === 1 ? members[0]!.errorCode : 0, members };
+  }
+
+  private removeMemberAndUpdateGroup(group: GroupMetadata, member: MemberMetadata): void {
+    member.heartbeatTimer?.cancel();
+    this.answerParked(member, 'UNKNOWN_MEMBER_ID');
+    group.remove(member.memberId);
+    if (group.is('Stable') || group.is('CompletingRebalance')) this.prepareRebalance(group, `removing member ${member.memberId}`);
+    if (group.is('PreparingRebalance')) this.tryCompleteJoin(group);
+  }
+
+  /**
+   * Restarts a member's session timer. While a member's JoinGroup or SyncGroup is parked it cannot heartbeat,
+   * so the timer keeps it alive then (the rebalance timeout bounds that wait instead).
+   */
+  private scheduleHeartbeat(group: GroupMetadata, member: MemberMetadata): void {
+    member.heartbeatTimer?.cancel();
+    member.heartbeatTimer = this.clock.setTimer(() => {
+      if (group.members.get(member.memberId) !== member) return;
+      if (member.isAwaitingJoin || member.isAwaitingSync) {
+        this.scheduleHeartbeat(group, member);
+        return;
+      }
+      log.info(`Member ${member.memberId} in group ${group.groupId} has failed (session timeout ${member.sessionTimeoutMs} ms), removing it from the group`);
+      this.removeMemberAndUpdateGroup(group, member);
+    }, member.sessionTimeoutMs);
+  }
+
+  // ---- Offsets ---------------------------------------------------------------------------------------------
+
+  /**
+   * OffsetCommit v1+. A commit outside group management (generationId < 0) is accepted while the group has no
+   * members; otherwise the member and generation must match and the group must not be awaiting its assignment.
+   */
+  async commitOffsets(groupId: string, generationId: number, memberId: string, offsets: CommitPartition[]): Promise<number[]> {
+    const all = (name: ErrorName): number[] => offsets.map(() => code(name));
+    const error = this.checkCoordinator(groupId);
+    if (error !== null) return all(error);
+    const group = this.groups.get(groupId);
+    if (group === undefined) {
+      if (generationId >= 0) return all('ILLEGAL_GENERATION');
+    } else if (group.is('Dead')) {
+      return all('COORDINATOR_NOT_AVAILABLE');
+    } else if (!(generationId < 0 && group.is('Empty'))) {
+      if (group.is('CompletingRebalance')) return all('REBALANCE_IN_PROGRESS');
+      const member = group.members.get(memberId);
+      if (member === undefined) return all('UNKNOWN_MEMBER_ID');
+      if (generationId !== group.generationId) return all('ILLEGAL_GENERATION');
+      this.scheduleHeartbeat(group, member);
+    }
+    return this.storeOffsets(groupId, offsets);
+  }
+
+  /** Writes offsets to ZooKeeper without any group check: OffsetCommit v0, which any broker answers. */
+  async storeOffsets(groupId: string, offsets: CommitPartition[]): Promise<number[]> {
+    const max = this.deps.config.offsetMetadataMaxBytes;
+    const valid = offsets.map((o) => o.metadata === null || Buffer.byteLength(o.metadata, 'utf8') <= max);
+    const results = await this.deps.offsetStore.commit(groupId, offsets.filter((_, i) => valid[i]));
+    let next = 0;
+    return offsets.map((o, i) => {
+      if (!valid[i]) return code('OFFSET_METADATA_TOO_LARGE');
+      const err = results[next++];
+      if (err) {
+        log.warn(`Failed to commit offset ${o.offset} of ${o.topic}-${o.partition} for group ${groupId}`, err);
+        return code('UNKNOWN_SERVER_ERROR');
+      }
+      return 0;
+    });
+  }
+
+  /** OffsetFetch: committed offsets of the given partitions (-1 when none), or of every partition when null. */
+  async fetchOffsets(groupId: string, partitions: { topic: string; partition: number }[] | null, checkCoordinator = true): Promise<{ errorCode: number; offsets: TopicPartitionOffset[] }> {
+    if (checkCoordinator) {
+      const error = this.checkCoordinator(groupId);
+      if (error !== null) return { errorCode: code(error), offsets: [] };
+    }
+    if (partitions === null) {
+      const all = await this.deps.offsetStore.fetchAll(groupId);
+      const offsets: TopicPartitionOffset[] = [];
+      for (const [topic, byPartition] of all) for (const [partition, offset] of byPartition) offsets.push({ topic, partition, offset });
+      return { errorCode: 0, offsets };
+    }
+    const values = await this.deps.offsetStore.fetchMany(groupId, partitions);
+    return { errorCode: 0, offsets: partitions.map((p, i) => ({ ...p, offset: values[i]! })) };
+  }
+
+  // ---- ListGroups, DescribeGroups, DeleteGroups ------------------------------------------------------------
+
+  /**
+   * The groups this broker coordinates: those in memory, plus groups that only have offsets in ZooKeeper
+   * (protocol type "", as Kafka lists offset-only groups).
+   */
+  async listGroups(): Promise<{ groupId: string; protocolType: string; state: GroupState }[]> {
+    const result = new Map<string, { groupId: string; protocolType: string; state: GroupState }>();
+    for (const g of this.groups.values()) {
+      if (this.deps.isCoordinatorFor(g.groupId) && !g.is('Dead')) result.set(g.groupId, { groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state });
+    }
+    const stored = (await this.deps.offsetStore.allGroups()).filter((g) => !result.has(g) && this.deps.isCoordinatorFor(g));
+    const withOffsets = await Promise.all(stored.map((g) => this.deps.offsetStore.hasOffsets(g)));
+    stored.forEach((g, i) => {
+      if (withOffsets[i]) result.set(g, { groupId: g, protocolType: '', state: 'Empty' });
+    });
+    return [...result.values()];
+  }
+
+  async describeGroup(groupId: string): Promise<DescribedGroupInfo> {
+    const none = (errorCode: number, state: GroupState): DescribedGroupInfo => ({ errorCode, groupId, state, protocolType: '', protocolName: '', members: [] });
+    const error = this.checkCoordinator(groupId);
+    if (error !== null) return none(code(error), 'Dead');
+    const group = this.groups.get(groupId);
+    if (group === undefined || group.is('Dead')) return none(0, (await this.deps.offsetStore.hasOffsets(groupId)) ? 'Empty' : 'Dead');
+    // Only a Stable group shows the chosen protocol and each member's metadata and assignment (as Kafka).
+    const stable = group.is('Stable');
+    const protocol = group.protocolName ?? '';
+    return {
+      errorCode: 0,
+      groupId,
+      state: group.state,
+      protocolType: group.protocolType ?? '',
+      protocolName: stable ? protocol : '',
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        metadata: stable ? m.metadataFor(protocol) : EMPTY,
+        assignment: stable ? m.assignment : EMPTY,
+      })),
+    };
+  }
+
+  /** Deletes groups that have no members: their state here and their offsets in ZooKeeper. */
+  async deleteGroups(groupIds: string[]): Promise<{ groupId: string; errorCode: number }[]> {
+    return Promise.all(
+      groupIds.map(async (groupId) => {
+        const error = this.checkCoordinator(groupId);
+        if (error !== null) return { groupId, errorCode: code(error) };
+        const group = this.groups.get(groupId);
+        if (group !== undefined && !group.is('Empty') && !group.is('Dead')) return { groupId, errorCode: code('NON_EMPTY_GROUP') };
+        if ((await this.deps.offsetStore.registeredConsumers(groupId)).length > 0) return { groupId, errorCode: code('NON_EMPTY_GROUP') };
+        const stored = await this.deps.offsetStore.groupExists(groupId);
+        if (group === undefined && !stored) return { groupId, errorCode: code('GROUP_ID_NOT_FOUND') };
+        if (group !== undefined) this.unload(group, 'COORDINATOR_NOT_AVAILABLE');
+        await this.deps.offsetStore.deleteGroup(groupId);
+        log.info(`Group ${groupId} deleted`);
+        return { groupId, errorCode: 0 };
+      }),
+    );
+  }
+}

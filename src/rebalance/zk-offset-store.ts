@@ -1,0 +1,103 @@
+import { ZkClient } from '../zk/zk-client';
+import { ZkError } from '../zk/zk-error';
+import { ZkPaths } from '../zk/zk-paths';
+import { ConsumerOffsetZNode } from '../zk/znodes/consumer-znodes';
+
+export interface TopicPartitionOffset {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
+function isCode(err: unknown, code: string): boolean {
+  return err instanceof ZkError && err.code === code;
+}
+
+/**
+ * Committed offsets in ZooKeeper at `/consumers/<group>/offsets/<topic>/<partition>` (decimal text, the next
+ * offset to consume), the store shared by the group coordinator and the ZooKeeper-based consumer so that each
+ * reads what the other committed. Many partitions are written at once: the requests are pipelined on the one
+ * session rather than awaited in series.
+ */
+export class ZkOffsetStore {
+  constructor(private readonly zk: ZkClient) {}
+
+  /** Writes every offset; resolves with the error (or null) of each, in order. */
+  async commit(group: string, offsets: readonly TopicPartitionOffset[]): Promise<(Error | null)[]> {
+    return Promise.all(
+      offsets.map((o) =>
+        this.write(ZkPaths.consumerOffset(group, o.topic, o.partition), ConsumerOffsetZNode.encode(o.offset)).then(
+          () => null,
+          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+        ),
+      ),
+    );
+  }
+
+  private async write(path: string, data: Buffer): Promise<void> {
+    try {
+      await this.zk.setData(path, data);
+    } catch (err) {
+      if (!isCode(err, 'NONODE')) throw err;
+      try {
+        await this.zk.createRecursive(path, data);
+      } catch (err2) {
+        // Another committer created it between our two calls: overwrite.
+        if (!isCode(err2, 'NODEEXISTS')) throw err2;
+        await this.zk.setData(path, data);
+      }
+    }
+  }
+
+  /** The committed offset of one partition, or -1 when there is none. */
+  async fetch(group: string, topic: string, partition: number): Promise<number> {
+    const path = ZkPaths.consumerOffset(group, topic, partition);
+    const node = await this.zk.getData(path);
+    if (node === null || node.data === null) return -1;
+    return ConsumerOffsetZNode.decode(path, node.data);
+  }
+
+  async fetchMany(group: string, partitions: readonly { topic: string; partition: number }[]): Promise<number[]> {
+    return Promise.all(partitions.map((p) => this.fetch(group, p.topic, p.partition)));
+  }
+
+  /** Every committed offset of a group: topic -> partition -> offset. */
+  async fetchAll(group: string): Promise<Map<string, Map<number, number>>> {
+    const result = new Map<string, Map<number, number>>();
+    const topics = (await this.zk.getChildren(`${ZkPaths.consumerGroup(group)}/offsets`)) ?? [];
+    await Promise.all(
+      topics.map(async (topic) => {
+        const partitions = ((await this.zk.getChildren(ZkPaths.consumerOffsets(group, topic))) ?? []).map(Number).filter((p) => Number.isInteger(p));
+        const offsets = await this.fetchMany(group, partitions.map((partition) => ({ topic, partition })));
+        const byPartition = new Map<number, number>();
+        partitions.forEach((p, i) => {
+          if (offsets[i]! >= 0) byPartition.set(p, offsets[i]!);
+        });
+        if (byPartition.size > 0) result.set(topic, byPartition);
+      }),
+    );
+    return result;
+  }
+
+  async groupExists(group: string): Promise<boolean> {
+    return (await this.zk.exists(ZkPaths.consumerGroup(group))) !== null;
+  }
+
+  async hasOffsets(group: string): Promise<boolean> {
+    return ((await this.zk.getChildren(`${ZkPaths.consumerGroup(group)}/offsets`)) ?? []).length > 0;
+  }
+
+  /** Live ZooKeeper-consumer registrations of the group (`/consumers/<group>/ids`). */
+  async registeredConsumers(group: string): Promise<string[]> {
+    return (await this.zk.getChildren(ZkPaths.consumerIds(group))) ?? [];
+  }
+
+  /** Every group that has a node under /consumers. */
+  async allGroups(): Promise<string[]> {
+    return (await this.zk.getChildren(ZkPaths.consumers)) ?? [];
+  }
+
+  async deleteGroup(group: string): Promise<void> {
+    await this.zk.deleteRecursive(ZkPaths.consumerGroup(group));
+  }
+}

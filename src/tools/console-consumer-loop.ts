@@ -1,0 +1,90 @@
+import { ConsumedRecord } from '../client/partition-consumer';
+import { formatLog4jTimestamp } from '../common/time-format';
+import { TimestampType } from '../records';
+import { intOption, parseKeyValueArgs } from './tool-properties';
+
+/** What every console consumer mode takes from the options. */
+export interface ConsoleLimitOptions {
+  maxMessages?: string;
+  timeoutMs?: string;
+  property: string[];
+  consumerProperty: string[];
+}
+
+/** Kafka's DefaultMessageFormatter (2.7+ columns), driven by `--property print.key=true` and friends. */
+export class MessageFormatter {
+  private readonly flags: Map<string, string>;
+
+  constructor(props: Map<string, string>) {
+    this.flags = props;
+  }
+
+  private on(name: string): boolean {
+    return (this.flags.get(name) ?? 'false').trim().toLowerCase() === 'true';
+  }
+
+  format(r: ConsumedRecord): string {
+    const sep = this.flags.get('key.separator') ?? '\t';
+    const nullLiteral = this.flags.get('null.literal') ?? 'null';
+    let out = '';
+    if (this.on('print.timestamp')) out += `${r.timestamp < 0 ? 'NO_TIMESTAMP' : `${r.timestampType === TimestampType.LOG_APPEND_TIME ? 'LogAppendTime' : 'CreateTime'}:${r.timestamp}`}${sep}`;
+    if (this.on('print.partition')) out += `Partition:${r.partition}${sep}`;
+    if (this.on('print.offset')) out += `Offset:${r.offset}${sep}`;
+    if (this.on('print.headers')) out += `${r.headers.length === 0 ? 'NO_HEADERS' : r.headers.map((h) => `${h.key}:${h.value?.toString() ?? nullLiteral}`).join(this.flags.get('headers.separator') ?? ',')}${sep}`;
+    if (this.on('print.key')) out += `${r.key === null ? nullLiteral : r.key.toString()}${sep}`;
+    if ((this.flags.get('print.value') ?? 'true').trim().toLowerCase() !== 'false') out += r.value === null ? nullLiteral : r.value.toString();
+    else if (out.endsWith(sep)) out = out.slice(0, -sep.length);
+    return out + (this.flags.get('line.separator') ?? '\n');
+  }
+}
+
+/** Where the console consumer's records come from: assigned partitions, a group, or the ZooKeeper consumer. */
+export interface RecordSource {
+  /** Up to `max` records; they count as consumed once returned. */
+  poll(max: number): Promise<ConsumedRecord[]>;
+}
+
+export interface ConsoleLimits {
+  maxMessages: number;
+  timeoutMs: number;
+  formatter: MessageFormatter;
+  consumerProps: Map<string, string>;
+}
+
+export function consoleLimits(o: ConsoleLimitOptions): ConsoleLimits {
+  return {
+    maxMessages: intOption(o.maxMessages, '--max-messages', -1),
+    timeoutMs: intOption(o.timeoutMs, '--timeout-ms', -1),
+    formatter: new MessageFormatter(parseKeyValueArgs(o.property, '--property')),
+    consumerProps: parseKeyValueArgs(o.consumerProperty, '--consumer-property'),
+  };
+}
+
+/** Prints records until --max-messages, a stop signal, or --timeout-ms without a record; returns the count. */
+export async function consumeLoop(
+  source: RecordSource,
+  limits: ConsoleLimits,
+  out: (text: string) => Promise<void>,
+  err: (line: string) => void,
+  stopSignal: { stopped: boolean },
+  onTimeout = 'org.apache.kafka.common.errors.TimeoutException',
+): Promise<number> {
+  const { maxMessages, timeoutMs, formatter } = limits;
+  let processed = 0;
+  let lastRecordAt = Date.now();
+  while (!stopSignal.stopped && (maxMessages < 0 || processed < maxMessages)) {
+    const records = await source.poll(maxMessages < 0 ? Number.MAX_SAFE_INTEGER : maxMessages - processed);
+    for (const r of records) {
+      await out(formatter.format(r));
+      processed++;
+    }
+    if (records.length > 0) lastRecordAt = Date.now();
+    else if (timeoutMs >= 0 && Date.now() - lastRecordAt >= timeoutMs) {
+      err(`[${formatLog4jTimestamp(new Date())}] ERROR Error processing message, terminating consumer process:  (kafka.tools.ConsoleConsumer$)`);
+      err(onTimeout);
+      break;
+    }
+  }
+  return processed;
+}
+

@@ -1,0 +1,115 @@
+import { NetworkClient } from '../client/network-client';
+import { PartitionConsumer } from '../client/partition-consumer';
+import { ErrorCode, errorName } from '../common/error-codes';
+import { TopicPartition } from '../common/topic-partition';
+import { DeleteGroupsApi } from '../protocol/apis/delete-groups';
+import { DescribeGroupsApi } from '../protocol/apis/describe-groups';
+import { FindCoordinatorApi } from '../protocol/apis/find-coordinator';
+import { ListGroupsApi } from '../protocol/apis/list-groups';
+import { OffsetCommitApi } from '../protocol/apis/offset-commit';
+import { OffsetFetchApi } from '../protocol/apis/offset-fetch';
+import { decodeAssignment } from '../rebalance/consumer-protocol';
+import { TopicPartitionOffset } from '../rebalance/zk-offset-store';
+import { CliError } from './cli';
+import { ConsumerGroupService, GroupDescription } from './consumer-groups-service';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** kafka-consumer-groups --bootstrap-server: asks the group's coordinator, as Kafka's AdminClient does. */
+export class KafkaConsumerGroupService implements ConsumerGroupService {
+  constructor(private readonly client: NetworkClient) {}
+
+  /** The coordinator's node id, retrying while __consumer_offsets is being created or has no leader. */
+  private async coordinator(group: string): Promise<number> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const r = await this.client.request('any', FindCoordinatorApi, { key: group, keyType: 0 });
+      if (r.errorCode === 0) {
+        if (this.client.metadata.broker(r.nodeId) === undefined) await this.client.refreshMetadata();
+        return r.nodeId;
+      }
+      if (!ErrorCode[errorName(r.errorCode) as keyof typeof ErrorCode]?.retriable) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(r.errorCode)}`);
+      await sleep(100);
+    }
+    throw new CliError(`Error: Executing consumer group command failed due to the coordinator of group '${group}' not being available`);
+  }
+
+  /** Sends to the coordinator again when it moved (NOT_COORDINATOR) or is not ready yet. */
+  private async toCoordinator<T>(group: string, send: (node: number) => Promise<T>, errorOf: (r: T) => number): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const r = await send(await this.coordinator(group));
+      const code = errorOf(r);
+      const retry = code === ErrorCode.NOT_COORDINATOR.code || code === ErrorCode.COORDINATOR_NOT_AVAILABLE.code || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code;
+      if (!retry || attempt >= 50) return r;
+      await sleep(100);
+    }
+  }
+
+  async listGroups(): Promise<string[]> {
+    await this.client.refreshMetadata();
+    const answers = await Promise.all([...this.client.metadata.brokers.keys()].map((id) => this.client.request(id, ListGroupsApi, {})));
+    return [...new Set(answers.flatMap((a) => a.groups.map((g) => g.groupId)))].sort();
+  }
+
+  async describeGroup(group: string): Promise<GroupDescription> {
+    const described = await this.toCoordinator(group, (node) => this.client.request(node, DescribeGroupsApi, { groups: [group] }), (r) => r.groups[0]?.errorCode ?? 0);
+    const g = described.groups[0];
+    if (g === undefined || g.errorCode !== 0) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(g?.errorCode ?? -1)}`);
+    const fetched = await this.toCoordinator(group, (node) => this.client.request(node, OffsetFetchApi, { groupId: group, topics: null }), (r) => r.errorCode);
+    const committed = fetched.topics.flatMap((t) => t.partitions.filter((p) => p.committedOffset >= 0).map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset })));
+    const description: GroupDescription = { state: g.groupState, owners: [], idleMembers: [], committed };
+    for (const m of g.members) {
+      const who = { consumerId: m.memberId, host: m.clientHost, clientId: m.clientId };
+      const assigned = g.protocolType === 'consumer' ? decodeAssignment(m.memberAssignment).partitions : [];
+      const tps = assigned.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
+      if (tps.length === 0) description.idleMembers.push(who);
+      for (const tp of tps) description.owners.push({ ...tp, ...who });
+    }
+    return description;
+  }
+
+  async partitionsOf(topic: string): Promise<number[]> {
+    await this.client.refreshMetadata([topic]);
+    const t = this.client.metadata.topics.get(topic);
+    return t === undefined || t.errorCode !== 0 ? [] : t.partitions.map((p) => p.partition).sort((a, b) => a - b);
+  }
+
+  listOffsets(tps: readonly TopicPartition[], timestamp: -1 | -2): Promise<number[]> {
+    const consumer = new PartitionConsumer(this.client);
+    return Promise.all(tps.map((tp) => consumer.listOffset(tp, timestamp)));
+  }
+
+  async commitOffsets(group: string, offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    const topics = new Map<string, TopicPartitionOffset[]>();
+    for (const o of offsets) topics.set(o.topic, [...(topics.get(o.topic) ?? []), o]);
+    const r = await this.toCoordinator(
+      group,
+      (node) =>
+        this.client.request(node, OffsetCommitApi, {
+          groupId: group,
+          generationId: -1,
+          memberId: '',
+          groupInstanceId: null,
+          retentionTimeMs: -1,
+          topics: [...topics].map(([name, list]) => ({
+            name,
+            partitions: list.map((o) => ({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: '' })),
+          })),
+        }),
+      (res) => res.topics[0]?.partitions[0]?.errorCode ?? 0,
+    );
+    const failed = r.topics.flatMap((t) => t.partitions.filter((p) => p.errorCode !== 0));
+    if (failed.length > 0) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(failed[0]!.errorCode)}`);
+  }
+
+  async deleteGroup(group: string): Promise<string | null> {
+    const r = await this.toCoordinator(group, (node) => this.client.request(node, DeleteGroupsApi, { groupsNames: [group] }), (res) => res.results[0]?.errorCode ?? 0);
+    const code = r.results[0]?.errorCode ?? 0;
+    if (code === 0) return null;
+    const name = errorName(code) as keyof typeof ErrorCode;
+    return ErrorCode[name]?.message ?? name;
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

@@ -1,0 +1,36 @@
+import { TopicPartition } from '../common/topic-partition';
+import { TopicPartitionOffset } from '../rebalance/zk-offset-store';
+
+/** Who consumes a partition, as kafka-consumer-groups shows it ('-' where a store does not know). */
+export interface PartitionOwner extends TopicPartition {
+  consumerId: string;
+  host: string;
+  clientId: string;
+}
+
+export interface GroupDescription {
+  /** Kafka's group state: Stable, PreparingRebalance, CompletingRebalance, Empty, or Dead (no such group). */
+  state: string;
+  owners: PartitionOwner[];
+  /** Members holding no partition (shown as a row without topic). */
+  idleMembers: { consumerId: string; host: string; clientId: string }[];
+  committed: TopicPartitionOffset[];
+}
+
+/**
+ * What kafka-consumer-groups needs from a cluster, with one implementation per connection kind:
+ * `--zookeeper` (ZooKeeper-based consumers: /consumers) and `--bootstrap-server` (the group coordinator).
+ * Offsets live in ZooKeeper in both cases, so both see every group's committed offsets.
+ */
+export interface ConsumerGroupService {
+  listGroups(): Promise<string[]>;
+  describeGroup(group: string): Promise<GroupDescription>;
+  /** The partition ids of a topic, or [] when it does not exist. */
+  partitionsOf(topic: string): Promise<number[]>;
+  /** -2 earliest, -1 latest (log end offset), per partition from its leader. */
+  listOffsets(tps: readonly TopicPartition[], timestamp: -1 | -2): Promise<number[]>;
+  commitOffsets(group: string, offsets: readonly TopicPartitionOffset[]): Promise<void>;
+  /** Deletes an inactive group; resolves with an error message when it could not. */
+  deleteGroup(group: string): Promise<string | null>;
+  close(): void;
+}
