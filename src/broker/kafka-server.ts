@@ -144,6 +144,7 @@ export class KafkaServer {
       controller,
       brokerEpoch: () => this.brokerEpoch,
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
+      zkClient: zk,
     });
     const socketServer = new SocketServer(
       {

@@ -7,12 +7,10 @@ import { HandlerContext } from './handler-context';
 
 const coordinators = new WeakMap<HandlerContext, GroupCoordinator>();
 
-/**
- * The broker's ZooKeeper session. KafkaServer should pass it as `zkClient`; until it does, the one AdminZk
- * already holds is the same session (read through its private field, which exists at run time).
- */
+/** The broker's ZooKeeper session, where group offsets live. */
 export function brokerZkClient(ctx: HandlerContext): ZkClient {
-  return ctx.zkClient ?? (ctx.adminZk as unknown as { zk: ZkClient }).zk;
+  if (ctx.zkClient === undefined) throw new Error('The handler context has no ZooKeeper session');
+  return ctx.zkClient;
 }
 
 /** `__consumer_offsets` partition count: the topic's actual count once it exists, the config until then. */

@@ -20,5 +20,5 @@ export interface HandlerContext {
   readonly brokerEpoch: () => number;
   readonly logConfigFor: (topic: string, overrides?: ReadonlyMap<string, string>) => Promise<LogConfig>;
   /** The broker's ZooKeeper session (the group coordinator stores offsets through it). */
-  readonly zkClient?: ZkClient;
+  readonly zkClient: ZkClient;
 }

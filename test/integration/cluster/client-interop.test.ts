@@ -105,6 +105,28 @@ describe('real clients produce 10,000 keyed messages each and read them back', (
       for (const [k, p] of keys) expect(p).toBe(expected.get(k));
     });
 
+    it(`a kafkajs consumer group consumes what ${producer} produced`, async () => {
+      const kafka = new Kafka({ brokers: cluster.bootstrap.split(','), clientId: 'interop', logLevel: logLevel.NOTHING });
+      const consumer = kafka.consumer({ groupId: `interop-${producer}`, sessionTimeout: 10000 });
+      await consumer.connect();
+      await consumer.subscribe({ topic: `interop-${producer}`, fromBeginning: true });
+      const records: Consumed[] = [];
+      let finish: () => void = () => undefined;
+      const done = new Promise<void>((resolve) => (finish = resolve));
+      await consumer.run({
+        eachMessage: async ({ partition, message }) => {
+          records.push({ partition, offset: Number(message.offset), key: message.key?.toString() ?? '', value: message.value?.toString() ?? '' });
+          if (records.length === COUNT) finish();
+        },
+      });
+      const timer = setTimeout(finish, 60000);
+      await done;
+      clearTimeout(timer);
+      await consumer.disconnect();
+      const keys = checkConsumed(records, producer);
+      for (const [k, p] of keys) expect(p).toBe(expected.get(k));
+    });
+
     it(`kafka-python consumes what ${producer} produced`, async () => {
       const script = [
         'from kafka import KafkaConsumer, TopicPartition',

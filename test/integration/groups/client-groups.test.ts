@@ -5,7 +5,7 @@ import { TestCluster } from '../../helpers/test-cluster';
 import { createTopic, GROUP_TEST_PROPS, runTool } from './group-test-setup';
 import { waitUntil } from '../../helpers/wait-until';
 
-const PYTHON_MEMBER = path.resolve(__dirname, '../../fixtures/groups/python-group-consumer.py');
+const PYTHON_MEMBER = path.resolve(__dirname, 'python-group-consumer.py');
 
 /** The partitions of the last assignment a member printed, or undefined before its first. */
 function lastAssignment(child: TestChild, pattern: RegExp): string | undefined {

@@ -113,4 +113,34 @@ describe('the ZooKeeper-based consumer and kafka-console-consumer --zookeeper', 
     expect(again.code).toBe(1);
     expect(again.output).toContain('Found previous offset information for this group console-zk. Please use --delete-consumer-offsets to delete previous offsets metadata');
   });
+
+  it('whitelist subscriptions with roundrobin cover every partition of the matching topics exactly once', async () => {
+    await createTopic(cluster, 'zu', 2);
+    const a = zkConsumer('zk-rr', { topics: undefined, whitelist: 'z[tu]', partitionAssignmentStrategy: 'roundrobin', consumerId: 'a' });
+    const b = zkConsumer('zk-rr', { topics: undefined, whitelist: 'z[tu]', partitionAssignmentStrategy: 'roundrobin', consumerId: 'b' });
+    await Promise.all([a.start(), b.start()]);
+    const registration = JSON.parse((await cluster.zk.getData(`${cluster.chroot}/consumers/zk-rr/ids/zk-rr_a`))!.data!.toString());
+    expect(registration).toMatchObject({ subscription: { 'z[tu]': 1 }, pattern: 'white_list' });
+    const key = (tps: { topic: string; partition: number }[]): string[] => tps.map((tp) => `${tp.topic}-${tp.partition}`).sort();
+    await waitUntil(() => a.assignment.length === 2 && b.assignment.length === 2, { timeoutMs: 30000, message: () => `2 + 2 partitions, got ${key(a.assignment)} / ${key(b.assignment)}` });
+    expect([...key(a.assignment), ...key(b.assignment)].sort()).toEqual(['zt-0', 'zt-1', 'zu-0', 'zu-1']);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('kafka-consumer-groups --zookeeper resets an inactive group (dry run first) and deletes it', async () => {
+    await cluster.zk.createRecursive(`${cluster.chroot}/consumers/zk-reset/offsets/zt/0`, Buffer.from('2'));
+    const dry = await runTool('kafka-consumer-groups', '--zookeeper', cluster.zkConnect, '--reset-offsets', '--group', 'zk-reset', '--topic', 'zt', '--to-latest', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.output).toMatch(/zk-reset\s+zt\s+0\s+10/);
+    expect((await cluster.zk.getData(`${cluster.chroot}/consumers/zk-reset/offsets/zt/0`))?.data?.toString()).toBe('2');
+    const done = await runTool('kafka-consumer-groups', '--zookeeper', cluster.zkConnect, '--reset-offsets', '--group', 'zk-reset', '--topic', 'zt', '--to-offset', '5', '--execute');
+    expect(done.code).toBe(0);
+    expect((await cluster.zk.getData(`${cluster.chroot}/consumers/zk-reset/offsets/zt/1`))?.data?.toString()).toBe('5');
+    const deleted = await runTool('kafka-consumer-groups', '--zookeeper', cluster.zkConnect, '--delete', '--group', 'zk-reset');
+    expect(deleted.output).toContain("Deleted all consumer group information for group 'zk-reset' in zookeeper.");
+    expect(await cluster.zk.exists(`${cluster.chroot}/consumers/zk-reset`)).toBeNull();
+    const missing = await runTool('kafka-consumer-groups', '--zookeeper', cluster.zkConnect, '--describe', '--group', 'zk-reset');
+    expect(missing.code).toBe(1);
+    expect(missing.output).toContain("Error: The consumer group 'zk-reset' does not exist.");
+  });
 });
