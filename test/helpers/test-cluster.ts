@@ -3,6 +3,8 @@ import { waitUntil } from './wait-until';
 import { startZkEnsemble, uniqueChroot, ZkEnsemble } from './zk-ensemble';
 import { inspectZk, readJson } from './zk-inspect';
 import { ZkClient } from '../../src/zk/zk-client';
+import { BrokerConnection } from '../../src/client/broker-connection';
+import { MetadataApi } from '../../src/protocol/apis/metadata';
 
 export interface TestClusterOptions {
   brokers: number;
@@ -93,6 +95,30 @@ export class TestCluster {
         return leaders;
       },
       { timeoutMs, message: `leaders for all ${partitions} partitions of ${topic}` },
+    );
+  }
+
+  /**
+   * Waits until the controller has processed a broker's (re)registration: every live broker's metadata, which
+   * only the controller's UpdateMetadata fills, lists it. Topic creation right after a restart needs this.
+   */
+  async waitForBrokerInMetadata(brokerId: number, timeoutMs = 30000): Promise<void> {
+    await waitUntil(
+      async () => {
+        for (const b of this.brokers.values()) {
+          if (!b.child.isRunning()) continue;
+          const conn = new BrokerConnection({ host: '127.0.0.1', port: b.port });
+          try {
+            await conn.connect();
+            const md = await conn.send(MetadataApi, { topics: [], allowAutoTopicCreation: false }, { version: 1 });
+            if (!md.brokers.some((x) => x.nodeId === brokerId)) return false;
+          } finally {
+            conn.close();
+          }
+        }
+        return true;
+      },
+      { timeoutMs, message: `every broker to see broker ${brokerId} in its metadata` },
     );
   }
 
