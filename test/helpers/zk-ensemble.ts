@@ -254,7 +254,7 @@ function nodeConfig(tickTimeMs: number, dataDir: string, clientPort: number, ser
     'clientPortAddress=127.0.0.1',
     'maxClientCnxns=0',
     'admin.enableServer=false',
-    '4lw.commands.whitelist=srvr,ruok,stat',
+    '4lw.commands.whitelist=srvr,ruok,stat,dump',
     ...servers,
     '',
   ].join('\n');
