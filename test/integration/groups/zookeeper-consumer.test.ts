@@ -98,6 +98,39 @@ describe('the ZooKeeper-based consumer and kafka-console-consumer --zookeeper', 
     }
   });
 
+  it('resumes from the offsets a kafkajs member committed (the other direction)', async () => {
+    const k = kafka.consumer({ groupId: 'js-first', maxWaitTimeInMs: 100 });
+    await k.connect();
+    await k.subscribe({ topic: 'zt', fromBeginning: true });
+    const first: string[] = [];
+    await k.run({
+      autoCommit: false,
+      eachMessage: async ({ topic, partition, message }) => {
+        if (Number(message.offset) >= 4) return;
+        first.push(message.value!.toString());
+        await k.commitOffsets([{ topic, partition, offset: String(Number(message.offset) + 1) }]);
+      },
+    });
+    try {
+      await waitUntil(async () => {
+        const offsets = await Promise.all([0, 1].map(async (p) => (await cluster.zk.getData(`${cluster.chroot}/consumers/js-first/offsets/zt/${p}`))?.data?.toString()));
+        return offsets[0] === '4' && offsets[1] === '4';
+      }, { timeoutMs: 30000, message: 'kafkajs to commit offset 4 on both partitions under /consumers/js-first/offsets' });
+    } finally {
+      await k.disconnect();
+    }
+    const c = zkConsumer('js-first', { autoCommitEnable: false });
+    await c.start();
+    const rest: string[] = [];
+    await waitUntil(async () => {
+      rest.push(...(await c.poll()).map((r) => r.value!.toString()));
+      return rest.length >= 12;
+    }, { timeoutMs: 20000, message: 'the records after the committed offsets' });
+    expect(rest.sort()).toEqual(['p0-4', 'p0-5', 'p0-6', 'p0-7', 'p0-8', 'p0-9', 'p1-4', 'p1-5', 'p1-6', 'p1-7', 'p1-8', 'p1-9']);
+    expect(new Set([...first, ...rest]).size).toBe(20);
+    await c.close();
+  });
+
   it('kafka-console-consumer --zookeeper reads from the beginning and removes its generated group', async () => {
     const r = await runTool('kafka-console-consumer', '--zookeeper', cluster.zkConnect, '--topic', 'zt', '--from-beginning', '--max-messages', '20');
     expect(r.code).toBe(0);
