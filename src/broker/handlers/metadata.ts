@@ -41,7 +41,11 @@ export function createMetadataHandler(ctx: HandlerContext): ApiHandler<MetadataR
   };
 }
 
-async function unknownTopicError(ctx: HandlerContext, name: string, autoCreate: boolean): Promise<number> {
+/**
+ * The answer for a topic the metadata cache does not know, creating it first (Kafka's auto-creation, with
+ * num.partitions and default.replication.factor) when `autoCreate` holds. Used by Metadata and Produce.
+ */
+export async function unknownTopicError(ctx: HandlerContext, name: string, autoCreate: boolean): Promise<number> {
   if (topicNameError(name) !== undefined) return ErrorCode.INVALID_TOPIC_EXCEPTION.code;
   if (!autoCreate || isInternalTopic(name)) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code;
   try {

@@ -5,6 +5,7 @@ import { TopicPartition } from '../../common/topic-partition';
 import { ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../../protocol/apis/produce';
 import { ApiHandler, CLOSE_CONNECTION, NO_RESPONSE } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
+import { unknownTopicError } from './metadata';
 
 const log = getLogger('kafka.server.ReplicaManager');
 
@@ -49,6 +50,13 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
           response.errorCode = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
           if (!(err instanceof KafkaError)) log.error(`Error processing append operation on partition ${topic.name}-${pd.index}`, err);
         }
+      }
+    }
+    // A produce to an unknown topic creates it when auto.create.topics.enable is set; this request still gets
+    // UNKNOWN_TOPIC_OR_PARTITION, which clients retry after refreshing their metadata.
+    if (ctx.config.bool('auto.create.topics.enable')) {
+      for (const [name, list] of byTopic) {
+        if (list.some((p) => p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code) && !ctx.metadataCache.contains(name)) await unknownTopicError(ctx, name, true);
       }
     }
     const responses = [...byTopic].map(([name, partitionResponses]) => ({ name, partitionResponses }));

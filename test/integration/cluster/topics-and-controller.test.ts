@@ -116,6 +116,15 @@ describe('controller, topics and the data path on 3 brokers', () => {
     expect(fetch.responses[0]?.partitionResponses[0]?.errorCode).toBe(6);
     const unknown = await conn.send(ProduceApi, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'nowhere', partitionData: [{ index: 0, records: batch(['x']) }] }] });
     expect(unknown.responses[0]?.partitionResponses[0]?.errorCode).toBe(3);
+    // auto.create.topics.enable (the default): the produce created the topic, and a retry succeeds.
+    await cluster.waitForLeaders('nowhere', 1);
+    await waitUntil(async () => {
+      const md = await conn.send(MetadataApi, { topics: [{ name: 'nowhere' }], allowAutoTopicCreation: false });
+      const leader = md.topics[0]?.partitions[0]?.leaderId ?? -1;
+      if (leader < 0) return false;
+      const retry = await (await connect(leader)).send(ProduceApi, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'nowhere', partitionData: [{ index: 0, records: batch(['x']) }] }] });
+      return retry.responses[0]?.partitionResponses[0]?.errorCode === 0;
+    }, { message: 'a retried produce to the auto-created topic to succeed' });
   });
 
   it('auto-creates a topic on Metadata (LEADER_NOT_AVAILABLE first) with num.partitions', async () => {
