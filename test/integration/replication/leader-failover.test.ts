@@ -6,7 +6,7 @@ import { Producer } from '../../../src/client/producer';
 import { committedBytes, keepLogs, storedBatches, topicsTool } from './replication-helpers';
 
 const TOPIC = 'failover';
-const CYCLES = 3;
+const CYCLES = 5;
 
 describe('RF=3, min.insync.replicas=2, acks=all across leader crashes', () => {
   let cluster: TestCluster;
