@@ -105,6 +105,14 @@ describe('leadership operations on 3 brokers with replication', () => {
     await Promise.all(Array.from({ length: 500 }, (_, i) => producer.send('moved', null, Buffer.from(`r${i}`))));
     await producer.close();
     const dir = tmpDir('reassign-');
+    const topicsFile = path.join(dir, 'topics.json');
+    fs.writeFileSync(topicsFile, JSON.stringify({ topics: [{ topic: 'moved' }], version: 1 }));
+    const generated = await tool('kafka-reassign-partitions', ['--zookeeper', cluster.zkConnect, '--generate', '--topics-to-move-json-file', topicsFile, '--broker-list', '1,2']);
+    expect(generated.code).toBe(0);
+    const [, current, , , proposed] = generated.output.split('\n');
+    expect(JSON.parse(current ?? '')).toEqual({ version: 1, partitions: [{ topic: 'moved', partition: 0, replicas: [0, 1], log_dirs: ['any', 'any'] }] });
+    const proposal = JSON.parse(proposed ?? '') as { partitions: { replicas: number[] }[] };
+    expect([...(proposal.partitions[0]?.replicas ?? [])].sort()).toEqual([1, 2]);
     const plan = path.join(dir, 'plan.json');
     fs.writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'moved', partition: 0, replicas: [1, 2] }] }));
     const executed = await tool('kafka-reassign-partitions', ['--zookeeper', cluster.zkConnect, '--execute', '--reassignment-json-file', plan]);
