@@ -59,7 +59,8 @@ describe('kafka-server-start and kafka-server-stop', () => {
     expect(start.code).toBe(0);
     const zk = await inspectZk(ensemble.connectStringWithChroot(chroot));
     await waitUntil(async () => zk.exists('/brokers/ids/0'), { timeoutMs: 30000, message: 'the daemon broker to register' });
-    expect(fs.readFileSync(path.join(logDir, 'kafkaServer.out'), 'utf8')).toMatch(/\[KafkaServer id=0\] started/);
+    // The registration precedes the "started" line: wait for the line rather than read the file once.
+    await waitUntil(() => /\[KafkaServer id=0\] started/.test(fs.readFileSync(path.join(logDir, 'kafkaServer.out'), 'utf8')), { message: 'the daemon to log its start in kafkaServer.out' });
 
     const stop = await run('kafka-server-stop', ['--process-role', props]);
     expect(stop.code).toBe(0);
