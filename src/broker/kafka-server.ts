@@ -234,10 +234,6 @@ export class KafkaServer {
     };
   }
 
-  get epoch(): number {
-    return this.brokerEpoch;
-  }
-
   /** Reverse order of start-up; safe to call more than once and after a failed start-up. */
   shutdown(): Promise<void> {
     this.shuttingDown ??= this.doShutdown();
@@ -266,9 +262,5 @@ export class KafkaServer {
     this.zk?.close();
     this.started = false;
     this.log.info('shut down completed');
-  }
-
-  get isStarted(): boolean {
-    return this.started;
   }
 }

@@ -7,7 +7,6 @@ import { ControllerMovedError, ControllerZk } from '../zk/controller-zk';
 import { ZkClient } from '../zk/zk-client';
 import { ZkPaths } from '../zk/zk-paths';
 import { watchChildren, watchData, ZkWatch } from '../zk/zk-watch';
-import { ControllerZNode } from '../zk/znodes/controller-znode';
 import { ConfigEntityZNode } from '../zk/znodes/config-znodes';
 import { FeatureZNode } from '../zk/znodes/cluster-znodes';
 import { ControllerChannel } from './controller-channel';
@@ -452,10 +451,5 @@ export class KafkaController {
     const data = await this.czk.getTopicConfig(topic);
     const override = data === null ? undefined : ConfigEntityZNode.decode(ZkPaths.configEntity('topics', topic), data).get('unclean.leader.election.enable');
     return override === undefined ? this.deps.config.uncleanLeaderElectionEnable : override.trim().toLowerCase() === 'true';
-  }
-
-  /** For tests and tools: the controller id recorded in ZooKeeper. */
-  static decodeControllerId(data: Buffer | null): number {
-    return ControllerZNode.decode(ZkPaths.controller, data).brokerId;
   }
 }

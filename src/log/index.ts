@@ -9,7 +9,7 @@ export { brokerLogConfigDefaults, createLogConfig, DEFAULT_LOG_CONFIG, isCompact
 export type { CleanupPolicy, LogConfig } from './log-config';
 export { LogDirFailureChannel } from './log-dir-failure-channel';
 export type { AppendOrigin } from './log-validator';
-export type { TopicPartition } from './topic-partition';
+export type { TopicPartition } from '../common/topic-partition';
 export { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from './leader-epoch-file-cache';
 export type { EpochEntry } from './leader-epoch-file-cache';
 export { LogCleaner } from './log-cleaner';

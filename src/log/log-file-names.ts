@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { TopicPartition } from './topic-partition';
+import { TopicPartition } from '../common/topic-partition';
 
 /**
  * File and directory names of a log dir, as Kafka names them (kafka.log.Log companion object).

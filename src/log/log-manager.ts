@@ -23,7 +23,7 @@ import { LogDirFailureChannel, isIoError } from './log-dir-failure-channel';
 import { Log } from './log';
 import { LogManagerConfig } from './log-manager-config';
 import { OffsetCheckpointFile, PartitionOffset } from './offset-checkpoint-file';
-import { TopicPartition, topicPartitionString } from './topic-partition';
+import { TopicPartition, tpString } from '../common/topic-partition';
 
 /**
  * All partition logs of this broker across log.dirs (Kafka's LogManager). It loads and recovers the logs at
@@ -94,7 +94,7 @@ export class LogManager {
   }
 
   getLog(tp: TopicPartition): Log | undefined {
-    return this.logs.get(topicPartitionString(tp));
+    return this.logs.get(tpString(tp));
   }
 
   allLogs(): Log[] {
@@ -123,15 +123,15 @@ export class LogManager {
       const logDir = path.join(dir, logDirName(tp));
       try {
         const log = Log.open({ dir: logDir, config: effective, clock: this.p.clock, scheduler: this.p.scheduler, failureChannel: this.failureChannel, hadCleanShutdown: true });
-        this.logs.set(topicPartitionString(tp), log);
-        this.logger.info(`Created log for partition ${topicPartitionString(tp)} in ${logDir} with properties {${this.describeOverrides(effective)}}`);
+        this.logs.set(tpString(tp), log);
+        this.logger.info(`Created log for partition ${tpString(tp)} in ${logDir} with properties {${this.describeOverrides(effective)}}`);
         return log;
       } catch (err) {
         if (!isIoError(err)) throw err;
-        this.failureChannel.maybeAddOfflineLogDir(dir, `Error while creating log for ${topicPartitionString(tp)} in dir ${dir}`, err);
+        this.failureChannel.maybeAddOfflineLogDir(dir, `Error while creating log for ${tpString(tp)} in dir ${dir}`, err);
       }
     }
-    throw new KafkaError('KAFKA_STORAGE_ERROR', `Can not create log for ${topicPartitionString(tp)} because all log dirs have failed`);
+    throw new KafkaError('KAFKA_STORAGE_ERROR', `Can not create log for ${tpString(tp)} because all log dirs have failed`);
   }
 
   /**
@@ -139,7 +139,7 @@ export class LogManager {
    * `<topic>-<partition>.<uuid>-delete` at once and removed after file.delete.delay.ms.
    */
   async asyncDelete(tp: TopicPartition): Promise<void> {
-    const key = topicPartitionString(tp);
+    const key = tpString(tp);
     const log = this.logs.get(key);
     if (log === undefined) return;
     this.logs.delete(key);
@@ -302,7 +302,7 @@ export class LogManager {
       }
       const tp = parseTopicPartitionName(entry.name);
       if (tp === undefined) continue;
-      const key = topicPartitionString(tp);
+      const key = tpString(tp);
       if (this.logs.has(key)) {
         throw new Error(`Duplicate log directories for ${key} are found in both ${this.logs.get(key)?.dir} and ${logDir}. It is likely because log directory failure happened while broker was replacing current replica with future replica. Recover broker from this failure by manually deleting one of the two directories for this partition. It is recommended to delete the partition in the log directory that is known to have failed recently.`);
       }
@@ -407,7 +407,7 @@ export class LogManager {
     if (!this.liveDirs.delete(resolved)) return;
     const affected = this.logsByDir(resolved);
     for (const log of affected) log.markOffline();
-    this.logger.error(`Stopped serving ${affected.length} partition(s) in offline log dir ${resolved}: ${affected.map((l) => topicPartitionString(l.topicPartition)).join(',')}`);
+    this.logger.error(`Stopped serving ${affected.length} partition(s) in offline log dir ${resolved}: ${affected.map((l) => tpString(l.topicPartition)).join(',')}`);
     if (this.liveDirs.size === 0) this.logger.error('Shutdown broker because all log dirs in ' + this.p.config.logDirs.join(', ') + ' have failed');
   }
 

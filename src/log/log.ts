@@ -15,7 +15,7 @@ import { LogSegments } from './log-segments';
 import { AppendOrigin, ValidatedRecords, validateAndAssignOffsets, validateFollowerRecords } from './log-validator';
 import { LogWritePipeline } from './log-write-pipeline';
 import { SerialQueue } from './serial-queue';
-import { TopicPartition } from './topic-partition';
+import { TopicPartition } from '../common/topic-partition';
 
 /**
  * One partition's log: an ordered set of segments in `<log dir>/<topic>-<partition>`, with the log end offset

@@ -1,5 +1,5 @@
 import { CheckpointFile } from './checkpoint-file';
-import { TopicPartition, topicPartitionString } from './topic-partition';
+import { TopicPartition, tpString } from '../common/topic-partition';
 
 /**
  * recovery-point-offset-checkpoint, replication-offset-checkpoint and log-start-offset-checkpoint: one
@@ -30,7 +30,7 @@ export class OffsetCheckpointFile {
 
   read(): Map<string, number> {
     const out = new Map<string, number>();
-    for (const e of this.checkpoint.read()) out.set(topicPartitionString(e.topicPartition), e.offset);
+    for (const e of this.checkpoint.read()) out.set(tpString(e.topicPartition), e.offset);
     return out;
   }
 }

@@ -1,18 +1,15 @@
+import { runTool } from '../../helpers/run-tool';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, BrokerProcess } from '../../helpers/broker-process';
-import { spawnChild } from '../../helpers/child-processes';
+import { BrokerProcess } from '../../helpers/broker-process';
 import { freePort } from '../../helpers/free-port';
 import { tmpDir } from '../../helpers/tmp-dir';
 import { waitUntil } from '../../helpers/wait-until';
 import { startZkEnsemble, uniqueChroot, ZkEnsemble } from '../../helpers/zk-ensemble';
 import { inspectZk } from '../../helpers/zk-inspect';
 
-async function run(tool: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; output: string }> {
-  const child = spawnChild(BIN(tool), args, { env });
-  const exit = await child.exited;
-  return { code: exit.code, output: child.output() };
-}
+
+const run = (tool: string, args: string[], env?: NodeJS.ProcessEnv): ReturnType<typeof runTool> => runTool(tool, args, env ? { env } : {});
 
 describe('kafka-server-start and kafka-server-stop', () => {
   let ensemble: ZkEnsemble;

@@ -1,19 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { BIN } from '../../helpers/broker-process';
-import { spawnChild } from '../../helpers/child-processes';
+import { runTool } from '../../helpers/run-tool';
 import { freePort } from '../../helpers/free-port';
 import { TestCluster } from '../../helpers/test-cluster';
-import { tmpDir } from '../../helpers/tmp-dir';
 
-async function tool(name: string, args: string[], input?: string): Promise<{ code: number | null; output: string }> {
-  const dir = tmpDir('console-');
-  const stdin = path.join(dir, 'stdin');
-  fs.writeFileSync(stdin, input ?? '');
-  const child = spawnChild('/bin/sh', ['-c', `exec "$0" "$@" < ${stdin}`, BIN(name), ...args]);
-  const exit = await child.exited;
-  return { code: exit.code, output: child.output() };
-}
+
+const tool = (name: string, args: string[], input?: string): ReturnType<typeof runTool> => runTool(name, args, input === undefined ? {} : { input });
 
 describe("the seed's quick start with the console tools", () => {
   let cluster: TestCluster;

@@ -1,13 +1,7 @@
-import { BIN } from '../../helpers/broker-process';
-import { spawnChild } from '../../helpers/child-processes';
+import { runTool } from '../../helpers/run-tool';
 import { TestCluster } from '../../helpers/test-cluster';
 import { waitUntil } from '../../helpers/wait-until';
 
-async function tool(name: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawnChild(BIN(name), args);
-  const exit = await child.exited;
-  return { code: exit.code, output: child.output() };
-}
 
 describe('controller session expiry and automatic leader rebalance', () => {
   let cluster: TestCluster;
@@ -42,13 +36,13 @@ describe('controller session expiry and automatic leader rebalance', () => {
     }, { timeoutMs: 30000, message: 'the old controller to re-register with a new broker epoch' });
     await waitUntil(() => /\[Controller id=\d+\] Resigned/.test(broker.readLog('controller.log')), { timeoutMs: 30000, message: 'the old controller to resign' });
     expect(await cluster.controllerId()).toBe(successor);
-    expect((await tool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'after-expiry', '--partitions', '3', '--replication-factor', '3'])).code).toBe(0);
+    expect((await runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'after-expiry', '--partitions', '3', '--replication-factor', '3'])).code).toBe(0);
     await cluster.waitForLeaders('after-expiry', 3);
   });
 
   it('moves leadership back to the preferred replicas on its own (auto.leader.rebalance.enable)', async () => {
     for (const id of [0, 1, 2]) await cluster.waitForBrokerInMetadata(id);
-    expect((await tool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'balanced', '--replica-assignment', '0:1,0:2'])).code).toBe(0);
+    expect((await runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'balanced', '--replica-assignment', '0:1,0:2'])).code).toBe(0);
     await cluster.waitForLeaders('balanced', 2);
     await cluster.broker(0).child.stop({ signal: 'SIGKILL' });
     await waitUntil(async () => (await cluster.partitionState('balanced', 0))?.leader === 1 && (await cluster.partitionState('balanced', 1))?.leader === 2, { timeoutMs: 30000, message: 'followers to take over' });

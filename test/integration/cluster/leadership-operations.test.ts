@@ -1,7 +1,6 @@
+import { runTool } from '../../helpers/run-tool';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN } from '../../helpers/broker-process';
-import { spawnChild } from '../../helpers/child-processes';
 import { TestCluster } from '../../helpers/test-cluster';
 import { tmpDir } from '../../helpers/tmp-dir';
 import { waitUntil } from '../../helpers/wait-until';
@@ -9,11 +8,6 @@ import { Producer } from '../../../src/client/producer';
 import { NetworkClient } from '../../../src/client/network-client';
 import { PartitionConsumer } from '../../../src/client/partition-consumer';
 
-async function tool(name: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawnChild(BIN(name), args);
-  const exit = await child.exited;
-  return { code: exit.code, output: child.output() };
-}
 
 async function consumeAll(bootstrap: string, topic: string, partition: number, expected: number): Promise<string[]> {
   const client = new NetworkClient({ bootstrapServers: bootstrap.split(',') });
@@ -48,7 +42,7 @@ describe('leadership operations on 3 brokers with replication', () => {
   }, 60000);
 
   it('controlled shutdown moves leaderships away before the broker stops, with no failed send', async () => {
-    expect((await tool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'moving', '--partitions', '6', '--replication-factor', '3'])).code).toBe(0);
+    expect((await runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'moving', '--partitions', '6', '--replication-factor', '3'])).code).toBe(0);
     const leaders = await cluster.waitForLeaders('moving', 6);
     const victim = leaders[0] as number;
     const controllerBefore = (await cluster.controllerId()) as number;
@@ -82,7 +76,7 @@ describe('leadership operations on 3 brokers with replication', () => {
   });
 
   it('kafka-preferred-replica-election moves leadership back to the preferred replica', async () => {
-    expect((await tool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'preferred', '--replica-assignment', '1:2'])).code).toBe(0);
+    expect((await runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'preferred', '--replica-assignment', '1:2'])).code).toBe(0);
     await cluster.waitForLeaders('preferred', 1);
     expect((await cluster.partitionState('preferred', 0))?.leader).toBe(1);
     await cluster.broker(1).child.stop({ signal: 'SIGKILL' });
@@ -90,7 +84,7 @@ describe('leadership operations on 3 brokers with replication', () => {
     await cluster.startBroker(1);
     await cluster.waitForBrokerInMetadata(1);
     await waitUntil(async () => (await cluster.partitionState('preferred', 0))?.isr.includes(1), { timeoutMs: 30000, message: 'broker 1 back in the ISR' });
-    const r = await tool('kafka-preferred-replica-election', ['--zookeeper', cluster.zkConnect]);
+    const r = await runTool('kafka-preferred-replica-election', ['--zookeeper', cluster.zkConnect]);
     expect(r.code).toBe(0);
     expect(r.output).toMatch(/Successfully started preferred replica election for partitions Set\(.*preferred-0.*\)/);
     await waitUntil(async () => (await cluster.partitionState('preferred', 0))?.leader === 1, { timeoutMs: 20000, message: 'the preferred replica to lead again' });
@@ -99,7 +93,7 @@ describe('leadership operations on 3 brokers with replication', () => {
   });
 
   it('reassigns a partition from brokers {0,1} to {1,2} with its data', async () => {
-    expect((await tool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'moved', '--replica-assignment', '0:1'])).code).toBe(0);
+    expect((await runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'moved', '--replica-assignment', '0:1'])).code).toBe(0);
     await cluster.waitForLeaders('moved', 1);
     const producer = new Producer({ bootstrapServers: cluster.bootstrap.split(','), acks: -1 });
     await Promise.all(Array.from({ length: 500 }, (_, i) => producer.send('moved', null, Buffer.from(`r${i}`))));
@@ -107,7 +101,7 @@ describe('leadership operations on 3 brokers with replication', () => {
     const dir = tmpDir('reassign-');
     const topicsFile = path.join(dir, 'topics.json');
     fs.writeFileSync(topicsFile, JSON.stringify({ topics: [{ topic: 'moved' }], version: 1 }));
-    const generated = await tool('kafka-reassign-partitions', ['--zookeeper', cluster.zkConnect, '--generate', '--topics-to-move-json-file', topicsFile, '--broker-list', '1,2']);
+    const generated = await runTool('kafka-reassign-partitions', ['--zookeeper', cluster.zkConnect, '--generate', '--topics-to-move-json-file', topicsFile, '--broker-list', '1,2']);
     expect(generated.code).toBe(0);
     const [, current, , , proposed] = generated.output.split('\n');
     expect(JSON.parse(current ?? '')).toEqual({ version: 1, partitions: [{ topic: 'moved', partition: 0, replicas: [0, 1], log_dirs: ['any', 'any'] }] });
@@ -115,10 +109,10 @@ describe('leadership operations on 3 brokers with replication', () => {
     expect([...(proposal.partitions[0]?.replicas ?? [])].sort()).toEqual([1, 2]);
     const plan = path.join(dir, 'plan.json');
     fs.writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'moved', partition: 0, replicas: [1, 2] }] }));
-    const executed = await tool('kafka-reassign-partitions', ['--zookeeper', cluster.zkConnect, '--execute', '--reassignment-json-file', plan]);
+    const executed = await runTool('kafka-reassign-partitions', ['--zookeeper', cluster.zkConnect, '--execute', '--reassignment-json-file', plan]);
     expect(executed.code).toBe(0);
     expect(executed.output).toContain('Successfully started reassignment of partitions.');
-    await waitUntil(async () => (await tool('kafka-reassign-partitions', ['--zookeeper', cluster.zkConnect, '--verify', '--reassignment-json-file', plan])).output.includes('Reassignment of partition moved-0 completed successfully'), {
+    await waitUntil(async () => (await runTool('kafka-reassign-partitions', ['--zookeeper', cluster.zkConnect, '--verify', '--reassignment-json-file', plan])).output.includes('Reassignment of partition moved-0 completed successfully'), {
       timeoutMs: 60000,
       intervalMs: 1000,
       message: 'the reassignment to complete',
@@ -131,14 +125,14 @@ describe('leadership operations on 3 brokers with replication', () => {
   });
 
   it('takes a partition offline when all its replicas are down, elects no out-of-sync replica, and brings it back', async () => {
-    expect((await tool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'fragile', '--replica-assignment', '0:1'])).code).toBe(0);
+    expect((await runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'fragile', '--replica-assignment', '0:1'])).code).toBe(0);
     await cluster.waitForLeaders('fragile', 1);
     await cluster.broker(0).child.stop({ signal: 'SIGKILL' });
     await waitUntil(async () => (await cluster.partitionState('fragile', 0))?.leader === 1, { timeoutMs: 20000, message: 'broker 1 to lead' });
     await cluster.broker(1).child.stop({ signal: 'SIGKILL' });
     await waitUntil(async () => (await cluster.partitionState('fragile', 0))?.leader === -1, { timeoutMs: 20000, message: 'the partition to go offline' });
     expect((await cluster.partitionState('fragile', 0))?.isr).toEqual([1]);
-    const unavailable = await tool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--describe', '--topic', 'fragile', '--unavailable-partitions']);
+    const unavailable = await runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--describe', '--topic', 'fragile', '--unavailable-partitions']);
     expect(unavailable.output).toBe('\tTopic: fragile\tPartition: 0\tLeader: none\tReplicas: 0,1\tIsr: 1');
     await cluster.startBroker(0);
     // Broker 0 is out of sync (not in the ISR): with unclean election disabled it must not lead.

@@ -1,7 +1,6 @@
+import { runTool } from '../../helpers/run-tool';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN } from '../../helpers/broker-process';
-import { spawnChild } from '../../helpers/child-processes';
 import { TestCluster } from '../../helpers/test-cluster';
 import { waitUntil } from '../../helpers/wait-until';
 import { BrokerConnection } from '../../../src/client/broker-connection';
@@ -12,9 +11,8 @@ import { MetadataApi } from '../../../src/protocol/apis/metadata';
 import { RecordBatchBuilder } from '../../../src/records';
 
 async function topics(cluster: TestCluster, ...args: string[]): Promise<{ code: number | null; stdout: string }> {
-  const child = spawnChild(BIN('kafka-topics'), ['--zookeeper', cluster.zkConnect, ...args]);
-  const exit = await child.exited;
-  return { code: exit.code, stdout: child.output() };
+  const r = await runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, ...args]);
+  return { code: r.code, stdout: r.output };
 }
 
 function batch(values: string[]): Buffer {

@@ -1,5 +1,4 @@
-import { BIN } from '../../helpers/broker-process';
-import { spawnChild } from '../../helpers/child-processes';
+import { runTool as runToolWithArgs, ToolRun } from '../../helpers/run-tool';
 import { TestCluster } from '../../helpers/test-cluster';
 
 /** Small offsets topic, no initial delay, short sessions allowed: group tests run in seconds. */
@@ -7,15 +6,12 @@ export const GROUP_TEST_PROPS = { 'offsets.topic.num.partitions': '4', 'group.in
 
 /** Creates a topic through ZooKeeper (kafka-topics) and waits until every partition has a leader. */
 export async function createTopic(cluster: TestCluster, topic: string, partitions: number, replicationFactor = 1): Promise<void> {
-  const child = spawnChild(BIN('kafka-topics'), ['--zookeeper', cluster.zkConnect, '--create', '--topic', topic, '--partitions', String(partitions), '--replication-factor', String(replicationFactor)]);
-  const exit = await child.exited;
-  if (exit.code !== 0) throw new Error(`kafka-topics failed: ${child.output()}`);
+  const r = await runToolWithArgs('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', topic, '--partitions', String(partitions), '--replication-factor', String(replicationFactor)]);
+  if (r.code !== 0) throw new Error(`kafka-topics failed: ${r.output}`);
   await cluster.waitForLeaders(topic, partitions);
 }
 
 /** Runs a bin/ tool to completion. */
-export async function runTool(tool: string, ...args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawnChild(BIN(tool), args);
-  const exit = await child.exited;
-  return { code: exit.code, output: child.output() };
+export async function runTool(tool: string, ...args: string[]): Promise<ToolRun> {
+  return runToolWithArgs(tool, args);
 }

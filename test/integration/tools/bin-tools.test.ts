@@ -1,15 +1,12 @@
+import { runTool } from '../../helpers/run-tool';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnChild } from '../../helpers/child-processes';
 
 const BIN_DIR = path.join(__dirname, '../../../bin');
 const TOOLS = fs.readdirSync(BIN_DIR).filter((f) => f.endsWith('.ts')).sort();
 
-async function run(tool: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawnChild(path.join(BIN_DIR, tool), args);
-  const exit = await child.exited;
-  return { code: exit.code, output: child.output() };
-}
+
+const run = (tool: string, args: string[]): ReturnType<typeof runTool> => runTool(tool.replace(/\.ts$/, ''), args);
 
 describe('every bin tool', () => {
   it('is executable and is a package.json bin entry', () => {
