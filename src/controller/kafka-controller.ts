@@ -279,8 +279,12 @@ export class KafkaController {
     return added;
   }
 
+  /**
+   * Undoes whatever part of a failover had been done, so a failover cut short by an expired session leaves no
+   * watches or scheduled tasks behind. Like Kafka it runs (and logs "Resigned") on expiry and shutdown even on
+   * a broker that was not the controller.
+   */
   private async onControllerResignation(): Promise<void> {
-    if (this.channel === undefined) return;
     this.log.debug('Resigning');
     for (const w of this.activeWatches) w.close();
     for (const w of this.topicWatches.values()) w.close();
@@ -295,7 +299,7 @@ export class KafkaController {
     const channel = this.channel;
     this.channel = undefined;
     this.batch = undefined;
-    await channel.shutdown();
+    await channel?.shutdown();
     this.context.reset();
     this.log.info('Resigned');
   }

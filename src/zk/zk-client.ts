@@ -218,13 +218,17 @@ export class ZkClient {
   private async call<T>(path: string, issue: (h: NativeZk, cb: Callback) => number, read: (args: unknown[]) => T): Promise<T> {
     for (;;) {
       await this.awaitConnection();
+      const handle = this.handle;
       const result = await new Promise<{ rc: number; args: unknown[] }>((resolve) => {
-        const rc = issue(this.handle, (...args: unknown[]) => resolve({ rc: args[0] as number, args }));
+        const rc = issue(handle, (...args: unknown[]) => resolve({ rc: args[0] as number, args }));
         if (rc !== ZkCode.OK) resolve({ rc, args: [] });
       });
       if (result.rc === ZkCode.OK) return read(result.args);
       const err = new ZkError(result.rc, path);
-      if (!(err.isConnectionLoss || err.code === 'INVALIDSTATE' || err.code === 'SESSIONEXPIRED') || this.closed) throw err;
+      if (this.closed) throw err;
+      // A request caught on a handle closed by expiry comes back CLOSING: it belongs to the new session.
+      const replaced = handle !== this.handle || this.reinitializing !== undefined;
+      if (!(err.isConnectionLoss || err.code === 'INVALIDSTATE' || err.code === 'SESSIONEXPIRED' || (err.code === 'CLOSING' && replaced))) throw err;
       if (err.code === 'SESSIONEXPIRED' || err.code === 'INVALIDSTATE') this.connected = false;
     }
   }

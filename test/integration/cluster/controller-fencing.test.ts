@@ -34,7 +34,10 @@ describe('controller session expiry and automatic leader rebalance', () => {
       const now = await cluster.zk.exists(`${cluster.chroot}/brokers/ids/${old}`);
       return now !== null && now.czxid > (registration?.czxid ?? 0);
     }, { timeoutMs: 30000, message: 'the old controller to re-register with a new broker epoch' });
-    await waitUntil(() => /\[Controller id=\d+\] Resigned/.test(broker.readLog('controller.log')), { timeoutMs: 30000, message: 'the old controller to resign' });
+    await waitUntil(() => /\[Controller id=\d+\] Resigned/.test(broker.readLog('controller.log')), {
+      timeoutMs: 30000,
+      message: () => `the old controller to resign; its controller.log ends:\n${broker.readLog('controller.log').split('\n').slice(-40).join('\n')}`,
+    });
     expect(await cluster.controllerId()).toBe(successor);
     expect((await runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', 'after-expiry', '--partitions', '3', '--replication-factor', '3'])).code).toBe(0);
     await cluster.waitForLeaders('after-expiry', 3);
