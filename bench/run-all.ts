@@ -162,6 +162,46 @@ async function main(): Promise<void> {
   writeDoc();
 }
 
+function metric(name: string, key: string): number | undefined {
+  return results.find((r) => r.name === name)?.metrics[key];
+}
+
+function fmt(n: number | undefined, digits = 0): string {
+  return n === undefined ? 'n/a' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+/** One row per target of issue 8, judged from this run's figures only. */
+function targetRows(): string[] {
+  const state = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? 'met' : 'missed');
+  const atLeast = (label: string, name: string, key: string, target: number): string => {
+    const v = metric(name, key);
+    return `| ${label} | ${fmt(v)} | ${state(v === undefined ? undefined : v >= target)} |`;
+  };
+  const produce = metric('produce_1broker', 'records_per_s');
+  const empty = metric('produce_empty_log', 'records_per_s');
+  const big = metric('produce_big_log', 'records_per_s');
+  const p99 = metric('e2e_latency_50k', 'p99_ms');
+  const rssMax = metric('broker_rss', 'max_mb');
+  const rssFirst = metric('broker_rss', 'first_quarter_mb');
+  const rssLast = metric('broker_rss', 'last_quarter_mb');
+  const redis = metric('peer_redis_streams', 'records_per_s');
+  const nats = metric('peer_nats_jetstream', 'records_per_s');
+  const ratio = (peer: number | undefined): number | undefined => (produce === undefined || peer === undefined ? undefined : produce / peer);
+  const drop = empty === undefined || big === undefined ? undefined : Math.abs(empty - big) / empty;
+  const rssFlat = rssFirst === undefined || rssLast === undefined ? undefined : rssLast <= rssFirst * 1.1;
+  return [
+    atLeast('produce, 1 broker, perf tool ≥ 1,000,000 records/s', 'produce_1broker', 'records_per_s', 1000000),
+    atLeast('produce through kcat ≥ 500,000 records/s', 'produce_kcat', 'records_per_s', 500000),
+    atLeast('consume ≥ 2,000,000 records/s', 'consume_1broker', 'records_per_s', 2000000),
+    atLeast('RF=3 acks=all ≥ 300,000 records/s', 'produce_rf3_acks_all', 'records_per_s', 300000),
+    `| end-to-end p99 ≤ 5 ms at 50,000 records/s | p50 ${fmt(metric('e2e_latency_50k', 'p50_ms'), 2)} ms, p99 ${fmt(p99, 2)} ms, p99.9 ${fmt(metric('e2e_latency_50k', 'p999_ms'), 2)} ms | ${state(p99 === undefined ? undefined : p99 <= 5)} |`,
+    `| produce within 15 % between an empty and a ${BIG_LOG_GB} GB log | ${fmt(empty)} vs ${fmt(big)} (${drop === undefined ? 'n/a' : `${(drop * 100).toFixed(1)} %`}) | ${state(drop === undefined ? undefined : drop <= 0.15 && BIG_LOG_GB >= 20)}${BIG_LOG_GB < 20 ? ' (log smaller than 20 GB)' : ''} |`,
+    `| broker RSS ≤ 300 MB and flat over ${SUSTAIN_S} s | max ${fmt(rssMax, 1)} MB, first quarter ${fmt(rssFirst, 1)} MB, last quarter ${fmt(rssLast, 1)} MB | ${state(rssMax === undefined ? undefined : rssMax <= 300 && rssFlat === true && SUSTAIN_S >= 300)}${SUSTAIN_S < 300 ? ' (shorter than 5 minutes)' : ''} |`,
+    `| ≥ 3× Redis Streams | ${fmt(produce)} / ${fmt(redis)} = ${fmt(ratio(redis), 2)}× | ${state(ratio(redis) === undefined ? undefined : (ratio(redis) as number) >= 3)} |`,
+    `| ≥ 30× NATS JetStream | ${fmt(produce)} / ${fmt(nats)} = ${fmt(ratio(nats), 1)}× | ${state(ratio(nats) === undefined ? undefined : (ratio(nats) as number) >= 30)} |`,
+  ];
+}
+
 function writeDoc(): void {
   const file = path.join(__dirname, '..', 'docs', 'benchmarks.md');
   const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
@@ -173,11 +213,16 @@ function writeDoc(): void {
   const section = [
     '## Cluster (npm run bench)',
     '',
-    `Run ${new Date().toISOString()} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ${RECORD_SIZE}-byte records, ${RECORDS} records per case.`,
+    `Run ${new Date().toISOString()} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ${RECORD_SIZE}-byte records, ${RECORDS} records per case` +
+      ` (BENCH_RECORDS=${RECORDS} BENCH_SUSTAIN_S=${SUSTAIN_S} BENCH_BIG_LOG_GB=${BIG_LOG_GB}), load generators on the same machine.`,
     '',
     '| case | figures | note |',
     '|---|---|---|',
     ...rows,
+    '',
+    '| target (issue 8) | this run | state |',
+    '|---|---|---|',
+    ...targetRows(),
     '',
   ].join('\n');
   fs.writeFileSync(file, before + section + (after ? `\n${after}` : ''));

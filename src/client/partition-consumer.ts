@@ -3,7 +3,7 @@ import { KafkaError } from '../common/kafka-error';
 import { TopicPartition } from '../common/topic-partition';
 import { FetchApi } from '../protocol/apis/fetch';
 import { ListOffsetsApi } from '../protocol/apis/list-offsets';
-import { batchesIn, Record, TimestampType } from '../records';
+import { batchesIn, Record, RecordBatch, TimestampType } from '../records';
 import { sleep } from './exponential-backoff';
 import { NetworkClient } from './network-client';
 
@@ -21,6 +21,14 @@ export interface PartitionConsumerOptions {
   partitionMaxBytes?: number;
   /** fetch.max.bytes (default 52428800). */
   maxBytes?: number;
+}
+
+/** A fetched batch and the position it was read from: records below `fromOffset` were consumed before. */
+export interface ConsumedBatch {
+  topic: string;
+  partition: number;
+  fromOffset: number;
+  batch: RecordBatch;
 }
 
 /** earliest, latest, or an offset. */
@@ -73,6 +81,20 @@ export class PartitionConsumer {
 
   /** One fetch round over every assigned partition; returns the records in offset order per partition. */
   async poll(): Promise<ConsumedRecord[]> {
+    const records: ConsumedRecord[] = [];
+    for (const { topic, partition, fromOffset, batch } of await this.pollBatches()) {
+      for (const r of batch.records()) {
+        if (r.offset >= fromOffset) records.push({ ...r, topic, partition, timestampType: batch.timestampType });
+      }
+    }
+    return records;
+  }
+
+  /**
+   * One fetch round that hands out whole batches undecoded, positions already moved past them (from the batch
+   * headers). So a caller may issue the next round before looking inside these, as Kafka's consumer prefetches.
+   */
+  async pollBatches(): Promise<ConsumedBatch[]> {
     await this.client.ensureMetadata([...new Set([...this.positions.values()].map((p) => p.tp.topic))]);
     const byLeader = new Map<number, { tp: TopicPartition; offset: number }[]>();
     let missingLeader = false;
@@ -89,12 +111,12 @@ export class PartitionConsumer {
     const results = await Promise.all([...byLeader].map(([leader, positions]) => this.fetchFrom(leader, positions)));
     if (missingLeader || results.some((r) => r.refresh)) {
       await this.client.refreshMetadata().catch(() => undefined);
-      if (results.every((r) => r.records.length === 0)) await sleep(100);
+      if (results.every((r) => r.batches.length === 0)) await sleep(100);
     }
-    return results.flatMap((r) => r.records);
+    return results.flatMap((r) => r.batches);
   }
 
-  private async fetchFrom(leader: number, positions: { tp: TopicPartition; offset: number }[]): Promise<{ records: ConsumedRecord[]; refresh: boolean }> {
+  private async fetchFrom(leader: number, positions: { tp: TopicPartition; offset: number }[]): Promise<{ batches: ConsumedBatch[]; refresh: boolean }> {
     const topics = new Map<string, { partition: number; currentLeaderEpoch: number; fetchOffset: number; logStartOffset: number; partitionMaxBytes: number }[]>();
     for (const p of positions) {
       let list = topics.get(p.tp.topic);
@@ -121,9 +143,9 @@ export class PartitionConsumer {
         { timeoutMs: this.o.maxWaitMs + 30000 },
       );
     } catch {
-      return { records: [], refresh: true };
+      return { batches: [], refresh: true };
     }
-    const records: ConsumedRecord[] = [];
+    const batches: ConsumedBatch[] = [];
     let refresh = false;
     for (const t of response.responses) {
       for (const p of t.partitionResponses) {
@@ -139,19 +161,13 @@ export class PartitionConsumer {
         }
         const data = Array.isArray(p.recordSet) ? Buffer.concat(p.recordSet) : (p.recordSet as Buffer);
         for (const batch of batchesIn(data)) {
-          if (batch.isControlBatch) {
-            pos.offset = Math.max(pos.offset, batch.nextOffset);
-            continue;
-          }
-          for (const r of batch.records()) {
-            if (r.offset < pos.offset) continue;
-            records.push({ ...r, topic: t.topic, partition: p.partition, timestampType: batch.timestampType });
-            pos.offset = r.offset + 1;
-          }
+          if (batch.nextOffset <= pos.offset) continue;
+          if (!batch.isControlBatch) batches.push({ topic: t.topic, partition: p.partition, fromOffset: pos.offset, batch });
+          pos.offset = batch.nextOffset;
         }
       }
     }
-    return { records, refresh };
+    return { batches, refresh };
   }
 }
 

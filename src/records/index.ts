@@ -4,6 +4,8 @@ export { compress, decompress } from './compression';
 export { crc32c } from './crc32c';
 export { crc32 } from './crc32';
 export { RecordBatch, batchesIn, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, MAGIC_OFFSET, CURRENT_MAGIC } from './record-batch';
+export { recordPayloadSizes } from './record-payload-sizes';
+export type { RecordPayloadSizes } from './record-payload-sizes';
 export { RecordBatchBuilder } from './record-batch-builder';
 export type { RecordBatchBuilderOptions, RecordInput } from './record-batch-builder';
 export type { Record, RecordHeader } from './record';

@@ -1,5 +1,6 @@
 import { NetworkClient } from '../client/network-client';
-import { PartitionConsumer } from '../client/partition-consumer';
+import { ConsumedBatch, PartitionConsumer } from '../client/partition-consumer';
+import { recordPayloadSizes } from '../records';
 import { CliError } from './cli';
 import { intOption, parseBrokerList } from './tool-properties';
 
@@ -51,11 +52,19 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
     let count = 0;
     let bytes = 0;
     let lastProgress = Date.now();
+    // The next fetch goes out before this one's batches are counted (Kafka's consumer prefetches likewise).
+    let next: Promise<ConsumedBatch[]> = consumer.pollBatches();
     while (count < messages) {
-      const records = await consumer.poll();
-      for (const r of records) bytes += (r.value?.length ?? 0) + (r.key?.length ?? 0);
-      count += records.length;
-      if (records.length > 0) lastProgress = Date.now();
+      const batches = await next;
+      next = consumer.pollBatches();
+      next.catch(() => undefined);
+      const before = count;
+      for (const b of batches) {
+        const sizes = recordPayloadSizes(b.batch, b.fromOffset);
+        count += sizes.count;
+        bytes += sizes.bytes;
+      }
+      if (count > before) lastProgress = Date.now();
       else if (Date.now() - lastProgress > timeoutMs) {
         err(`WARNING: Exiting before consuming the expected number of messages: timeout (${timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.`);
         break;
