@@ -24,6 +24,10 @@ export interface ProducerOptions {
   deliveryTimeoutMs?: number;
   /** retry.backoff.ms (default 100). */
   retryBackoffMs?: number;
+  /** max.in.flight.requests.per.connection (default 5); 1 keeps records in order across retries. */
+  maxInFlightRequestsPerConnection?: number;
+  /** max.request.size (default 1048576): a Produce request takes batches up to this size (at least one). */
+  maxRequestSize?: number;
 }
 
 export interface RecordMetadata {
@@ -63,15 +67,22 @@ const RETRIABLE = new Set<number>([
 /**
  * The project's producer (the shape of Kafka's KafkaProducer, RecordAccumulator and Sender): records are
  * partitioned (murmur2 of the key, as Java), appended to one open batch per partition, and a batch is sent when
- * it reaches batch.size or has waited linger.ms. Batches go as bytes in one Produce request per leader; a
- * partition has one batch in flight at a time, so retries after NOT_LEADER_OR_FOLLOWER keep the order.
+ * it reaches batch.size or has waited linger.ms. Ready batches go as bytes in Produce requests, one batch per
+ * partition per request, with up to max.in.flight.requests.per.connection requests outstanding per leader. While
+ * a leader has that many, ready batches for it keep filling, which is how Kafka batches under load even with
+ * linger.ms=0. As in Kafka without idempotence, a retried batch may land behind a later one of its partition
+ * unless max.in.flight.requests.per.connection=1.
  */
 export class Producer {
   readonly client: NetworkClient;
   private readonly partitioner = new DefaultPartitioner();
   private readonly open = new Map<string, Batch>();
   private readonly queued = new Map<string, Batch[]>();
-  private readonly inFlight = new Set<string>();
+  /** Produce requests outstanding per leader (-1: batches whose leader is unknown, failed at once). */
+  private readonly inFlightRequests = new Map<number, number>();
+  /** Partitions with a batch waiting out retry.backoff.ms: nothing more of theirs is sent meanwhile. */
+  private readonly retrying = new Map<string, number>();
+  private inFlightCount = 0;
   private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId'>>;
   private lingerTimer: NodeJS.Timeout | undefined;
   private idleWaiters: (() => void)[] = [];
@@ -81,7 +92,13 @@ export class Producer {
   private waitingForMetadata = 0;
 
   constructor(options: ProducerOptions) {
-    this.client = new NetworkClient({ bootstrapServers: options.bootstrapServers, clientId: options.clientId ?? 'producer-1', requestTimeoutMs: options.requestTimeoutMs ?? 30000, allowAutoTopicCreation: true });
+    this.client = new NetworkClient({
+      bootstrapServers: options.bootstrapServers,
+      clientId: options.clientId ?? 'producer-1',
+      requestTimeoutMs: options.requestTimeoutMs ?? 30000,
+      allowAutoTopicCreation: true,
+      maxInFlightRequestsPerConnection: Math.max(1, options.maxInFlightRequestsPerConnection ?? 5),
+    });
     this.o = {
       acks: options.acks ?? 1,
       compression: options.compression ?? CompressionType.NONE,
@@ -91,6 +108,8 @@ export class Producer {
       retries: options.retries ?? 2147483647,
       deliveryTimeoutMs: options.deliveryTimeoutMs ?? 120000,
       retryBackoffMs: options.retryBackoffMs ?? 100,
+      maxInFlightRequestsPerConnection: Math.max(1, options.maxInFlightRequestsPerConnection ?? 5),
+      maxRequestSize: options.maxRequestSize ?? 1048576,
     };
     if (![0, 1, -1].includes(this.o.acks)) throw new KafkaError('INVALID_REQUIRED_ACKS', `Invalid value ${this.o.acks} for configuration acks`);
   }
@@ -168,7 +187,7 @@ export class Producer {
     this.flushing++;
     try {
       this.drain();
-      if (this.open.size === 0 && this.queued.size === 0 && this.inFlight.size === 0) return;
+      if (this.isIdle()) return;
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     } finally {
       this.flushing--;
@@ -195,46 +214,75 @@ export class Producer {
     const batch = this.open.get(tp);
     if (batch === undefined) return;
     this.open.delete(tp);
-    let q = this.queued.get(tp);
-    if (!q) this.queued.set(tp, (q = []));
-    q.push(batch);
+    this.enqueue(tp, batch);
     this.drain();
   }
 
+  private enqueue(tp: string, batch: Batch): void {
+    let q = this.queued.get(tp);
+    if (!q) this.queued.set(tp, (q = []));
+    q.push(batch);
+  }
+
+  private leaderOf(b: Batch): number {
+    return this.client.metadata.leaderFor(b.topic, b.partition) ?? -1;
+  }
+
+  private hasCapacity(leader: number): boolean {
+    return (this.inFlightRequests.get(leader) ?? 0) < this.o.maxInFlightRequestsPerConnection;
+  }
+
   /**
-   * An open batch is ready once it has waited linger.ms (or a flush asks), but it is taken only when its
-   * partition has nothing in flight: records arriving meanwhile join it, which is how Kafka's accumulator
-   * batches under load even with linger.ms=0.
+   * An open batch is ready once it has waited linger.ms (or a flush asks), but it is taken only when its leader
+   * can take another request and nothing of its partition waits ahead of it: records arriving meanwhile join it.
    */
   private takeReadyBatches(): void {
     const now = Date.now();
     let waiting = false;
-    for (const [tp, b] of [...this.open]) {
-      if (this.inFlight.has(tp) || (this.queued.get(tp)?.length ?? 0) > 0) continue;
-      if (this.flushing > 0 || now - b.createdMs >= this.o.lingerMs) {
-        this.open.delete(tp);
-        this.queued.set(tp, [b]);
-      } else {
+    for (const [tp, b] of this.open) {
+      if (this.flushing === 0 && now - b.createdMs < this.o.lingerMs) {
         waiting = true;
+        continue;
       }
+      if ((this.queued.get(tp)?.length ?? 0) > 0 || this.retrying.has(tp) || !this.hasCapacity(this.leaderOf(b))) continue;
+      this.open.delete(tp);
+      this.enqueue(tp, b);
     }
     if (waiting) this.scheduleLinger();
   }
 
-  /** Sends the head batch of every partition without one in flight, grouped into one request per leader. */
+  /** Sends queued batches, one per partition per request, while their leaders have requests to spare. */
   private drain(): void {
     this.takeReadyBatches();
-    const byLeader = new Map<number, Batch[]>();
+    const byLeader = new Map<number, string[]>();
     for (const [tp, q] of this.queued) {
-      if (this.inFlight.has(tp) || q.length === 0) continue;
-      const batch = q[0] as Batch;
-      const leader = this.client.metadata.leaderFor(batch.topic, batch.partition) ?? -1;
+      const head = q[0];
+      if (head === undefined || this.retrying.has(tp)) continue;
+      const leader = this.leaderOf(head);
       let list = byLeader.get(leader);
       if (!list) byLeader.set(leader, (list = []));
-      list.push(batch);
-      this.inFlight.add(tp);
+      list.push(tp);
     }
-    for (const [leader, batches] of byLeader) void this.sendTo(leader, batches);
+    for (const [leader, tps] of byLeader) {
+      while (this.hasCapacity(leader)) {
+        const batches: Batch[] = [];
+        let size = 0;
+        for (const tp of tps) {
+          const head = this.queued.get(tp)?.[0];
+          if (head === undefined) continue;
+          const bytes = head.builder.estimatedSizeInBytes();
+          if (batches.length > 0 && size + bytes > this.o.maxRequestSize) continue;
+          this.queued.get(tp)?.shift();
+          batches.push(head);
+          size += bytes;
+        }
+        if (batches.length === 0) break;
+        this.inFlightRequests.set(leader, (this.inFlightRequests.get(leader) ?? 0) + 1);
+        this.inFlightCount++;
+        void this.sendTo(leader, batches);
+      }
+    }
+    for (const [tp, q] of [...this.queued]) if (q.length === 0) this.queued.delete(tp);
     this.maybeIdle();
   }
 
@@ -270,14 +318,30 @@ export class Producer {
         else this.fail(b, err as Error);
       }
     }
-    for (const b of batches) if (!retry.includes(b)) this.queued.get(`${b.topic}-${b.partition}`)?.shift();
-    if (retry.length > 0) {
+    this.inFlightRequests.set(leader, (this.inFlightRequests.get(leader) ?? 1) - 1);
+    this.inFlightCount--;
+    if (retry.length > 0) await this.requeueAfterBackoff(retry);
+    this.drain();
+  }
+
+  /** Kafka's reenqueue: failed batches go back to the head of their partitions after retry.backoff.ms. */
+  private async requeueAfterBackoff(retry: Batch[]): Promise<void> {
+    const tps = retry.map((b) => `${b.topic}-${b.partition}`);
+    for (const tp of tps) this.retrying.set(tp, (this.retrying.get(tp) ?? 0) + 1);
+    try {
       await sleep(this.o.retryBackoffMs);
       await this.client.refreshMetadata([...new Set(retry.map((b) => b.topic))]).catch(() => undefined);
+    } finally {
+      for (let i = retry.length - 1; i >= 0; i--) {
+        const tp = tps[i] as string;
+        let q = this.queued.get(tp);
+        if (!q) this.queued.set(tp, (q = []));
+        q.unshift(retry[i] as Batch);
+        const n = (this.retrying.get(tp) ?? 1) - 1;
+        if (n > 0) this.retrying.set(tp, n);
+        else this.retrying.delete(tp);
+      }
     }
-    for (const b of batches) this.inFlight.delete(`${b.topic}-${b.partition}`);
-    for (const [tp, q] of [...this.queued]) if (q.length === 0) this.queued.delete(tp);
-    this.drain();
   }
 
   private canRetry(b: Batch): boolean {
@@ -292,8 +356,12 @@ export class Producer {
     for (let i = 0; i < b.callbacks.length; i++) b.callbacks[i]?.(err, b.topic, b.partition, -1, b.cookies[i] as number);
   }
 
+  private isIdle(): boolean {
+    return this.open.size === 0 && this.queued.size === 0 && this.inFlightCount === 0 && this.retrying.size === 0;
+  }
+
   private maybeIdle(): void {
-    if (this.queued.size > 0 || this.inFlight.size > 0 || this.open.size > 0) return;
+    if (!this.isIdle()) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();

@@ -61,6 +61,8 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
     requestTimeoutMs: intOption(o.requestTimeoutMs ?? producerProps.get('request.timeout.ms'), '--request-timeout-ms', 1500),
     retryBackoffMs: intOption(o.retryBackoffMs ?? producerProps.get('retry.backoff.ms'), '--retry-backoff-ms', 100),
     deliveryTimeoutMs: intOption(producerProps.get('delivery.timeout.ms'), 'delivery.timeout.ms', 120000),
+    maxInFlightRequestsPerConnection: intOption(producerProps.get('max.in.flight.requests.per.connection'), 'max.in.flight.requests.per.connection', 5),
+    maxRequestSize: intOption(producerProps.get('max.request.size'), 'max.request.size', 1048576),
   });
   let failed = 0;
   const pending: Promise<void>[] = [];

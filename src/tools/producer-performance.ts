@@ -129,6 +129,8 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
     batchSize: intOption(props.get('batch.size'), 'batch.size', 16384),
     lingerMs: intOption(props.get('linger.ms'), 'linger.ms', 0),
     requestTimeoutMs: intOption(props.get('request.timeout.ms'), 'request.timeout.ms', 30000),
+    maxInFlightRequestsPerConnection: intOption(props.get('max.in.flight.requests.per.connection'), 'max.in.flight.requests.per.connection', 5),
+    maxRequestSize: intOption(props.get('max.request.size'), 'max.request.size', 1048576),
   });
   const bodies = payloads(o);
   const stats = new Stats(numRecords, out);
@@ -157,6 +159,9 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
     // Bounded memory, as buffer.memory bounds Kafka's producer: wait for acknowledgements to drain half the window.
     if (pending >= maxPending) await new Promise<void>((resolve) => (wake = resolve));
     if (throughput > 0 && i % 64 === 63) await throttler.throttle(i + 1);
+    // Kafka's producer does its I/O on a Sender thread while send() runs; here the event loop is that thread,
+    // so give it a turn now and then or responses wait until the pending window is full.
+    else if (i % 1024 === 1023) await new Promise<void>((resolve) => setImmediate(resolve));
   }
   await producer.flush();
   await producer.close();
