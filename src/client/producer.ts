@@ -77,6 +77,7 @@ export class Producer {
   readonly client: NetworkClient;
   private readonly partitioner = new DefaultPartitioner();
   private readonly open = new Map<string, Batch>();
+  private readonly tpKeys = new Map<string, string[]>();
   private readonly queued = new Map<string, Batch[]>();
   /** Produce requests outstanding per leader (-1: batches whose leader is unknown, failed at once). */
   private readonly inFlightRequests = new Map<number, number>();
@@ -167,8 +168,15 @@ export class Producer {
     );
   }
 
+  /** `topic-partition` keys, built once per partition rather than once per record. */
+  private tpKey(topic: string, p: number): string {
+    let keys = this.tpKeys.get(topic);
+    if (keys === undefined) this.tpKeys.set(topic, (keys = []));
+    return (keys[p] ??= `${topic}-${p}`);
+  }
+
   private append(topic: string, key: Buffer | null, value: Buffer | null, p: number, callback: SendCallback | undefined, cookie: number): void {
-    const tp = `${topic}-${p}`;
+    const tp = this.tpKey(topic, p);
     let batch = this.open.get(tp);
     if (batch === undefined) {
       batch = { topic, partition: p, builder: new RecordBatchBuilder({ compression: this.o.compression, initialCapacity: this.o.batchSize + 1024 }), callbacks: [], cookies: [], createdMs: Date.now() };

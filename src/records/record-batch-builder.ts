@@ -40,6 +40,8 @@ export interface RecordInput {
   offset?: number;
 }
 
+const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
+
 export class RecordBatchBuilder {
   private readonly compression: CompressionType;
   private readonly timestampType: TimestampType;
@@ -80,7 +82,7 @@ export class RecordBatchBuilder {
     if (timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
     const key = input.key ?? null;
     const value = input.value ?? null;
-    const headers = input.headers ?? [];
+    const headers = input.headers ?? NO_HEADERS;
     const offsetDelta = offset - this.baseOffset;
     const tsDelta = timestamp - this.firstTimestamp;
     const body = recordBodySize(offsetDelta, tsDelta, key, value, headers);
