@@ -183,7 +183,8 @@ export class LogSegment {
 
   /**
    * Writes `buffers` back to back at `position` with one positional writev on libuv's thread pool, so the
-   * caller can validate the next append meanwhile. The bytes become readable when the promise resolves.
+   * caller can validate the next append meanwhile. The bytes become readable only with `markWritten`: several
+   * writes may be in flight and finish out of order, and readers must never see a hole.
    */
   write(buffers: Buffer[], position: number): Promise<void> {
     const fd = this.openFd();
@@ -193,10 +194,7 @@ export class LogSegment {
       const step = (bufs: Buffer[], pos: number, remaining: number): void => {
         fs.writev(fd, bufs, pos, (err, written) => {
           if (err) return reject(err);
-          if (written >= remaining) {
-            this.committedSize = Math.max(this.committedSize, position + total);
-            return resolve();
-          }
+          if (written >= remaining) return resolve();
           // A short write (rare): continue with what is left.
           let skip = written;
           const rest: Buffer[] = [];
@@ -212,6 +210,11 @@ export class LogSegment {
       };
       step(buffers, position, total);
     });
+  }
+
+  /** Makes the bytes below `end` readable; every `write` below it must have completed. */
+  markWritten(end: number): void {
+    this.committedSize = Math.max(this.committedSize, end);
   }
 
   /**

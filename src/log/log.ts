@@ -23,8 +23,8 @@ import { TopicPartition } from '../common/topic-partition';
  *
  * Concurrency: appends, truncations, rolls, retention and start-offset moves run one at a time through a
  * per-log SerialQueue, so offsets and file writes never interleave. An append is validated and given its
- * offsets under the queue, then its bytes join the log's LogWritePipeline (one coalescing positional writev at
- * a time, in offset order), so the CRC-32C of the next append overlaps the write of the previous one and the
+ * offsets under the queue, then its bytes join the log's LogWritePipeline (coalescing positional writevs, up to
+ * two in flight, settled in offset order), so the CRC-32C of the next append overlaps the writes and the
  * event loop never blocks on the disk. The log end offset moves when a write completes; reads, which take no
  * lock, see only written bytes. Truncation, explicit rolls, retention and close first drain the pipeline.
  * fsync is asynchronous and never blocks appends.
@@ -524,9 +524,10 @@ export class Log {
     return this.writes.submit(segment, position, v.records, info);
   }
 
-  private async maybeFlushAfterAppend(info: LogAppendInfo): Promise<LogAppendInfo> {
-    if (this.unflushedMessages >= this.configValue.flushMessages) await this.flush();
-    return info;
+  /** Not async: an append that needs no flush (the usual case) then costs no extra promise. */
+  private maybeFlushAfterAppend(info: LogAppendInfo): LogAppendInfo | Promise<LogAppendInfo> {
+    if (this.unflushedMessages < this.configValue.flushMessages) return info;
+    return this.flush().then(() => info);
   }
 
   private maybeRoll(v: ValidatedRecords): LogSegment {

@@ -311,6 +311,50 @@ describe('Log', () => {
     expect(infos.map((i) => i.firstOffset)).toEqual(Array.from({ length: 50 }, (_, i) => i * 2));
     expect(log.logEndOffset).toBe(100);
   });
+
+  it('keeps offsets and bytes in order with several large writes in flight, and refuses a corrupt batch among them', async () => {
+    const log = f.open({ 'max.message.bytes': String(1 << 20) });
+    const batches = Array.from({ length: 24 }, (_, i) => makeBatch({ count: 2, valueSize: 40_000, seed: i }));
+    const corrupt = makeBatch({ count: 2, valueSize: 40_000, seed: 99 });
+    corrupt.writeUInt8(corrupt.readUInt8(corrupt.length - 1) ^ 0xff, corrupt.length - 1);
+    // Count the writevs running at once (through the module object, which the src's fs namespace reads through).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const realFs = require('node:fs') as { writev: typeof fs.writev };
+    const realWritev = realFs.writev;
+    let running = 0;
+    let maxRunning = 0;
+    realFs.writev = ((fd: number, buffers: NodeJS.ArrayBufferView[], position: number | null, cb: (err: NodeJS.ErrnoException | null, written: number, buffers: NodeJS.ArrayBufferView[]) => void) => {
+      maxRunning = Math.max(maxRunning, ++running);
+      realWritev(fd, buffers, position, (err, written, bufs) => {
+        running--;
+        cb(err, written, bufs);
+      });
+    }) as unknown as typeof fs.writev;
+    let infos;
+    try {
+      const appends = batches.map((b) => log.appendAsLeader(b));
+      const refused = log.appendAsLeader(corrupt);
+      const more = batches.slice(0, 4).map((b) => log.appendAsLeader(Buffer.from(b)));
+      await expectKafkaError(refused, 'CORRUPT_MESSAGE');
+      infos = await Promise.all([...appends, ...more]);
+    } finally {
+      realFs.writev = realWritev;
+    }
+    expect(maxRunning).toBe(2);
+    expect(infos.map((i) => i.firstOffset)).toEqual(Array.from({ length: 28 }, (_, i) => i * 2));
+    expect(log.logEndOffset).toBe(56);
+    const expectedBytes = [...batches, ...batches.slice(0, 4)].reduce((n, b) => n + b.length, 0);
+    expect(log.activeSegment().readableSize).toBe(expectedBytes);
+    expect(fs.statSync(path.join(f.logDir, '00000000000000000000.log')).size).toBe(expectedBytes);
+    let offset = 0;
+    for (let i = 0; i < 28; i++) {
+      const batch = new RecordBatch(log.read(offset, 1).records);
+      expect(batch.baseOffset).toBe(offset);
+      expect(batch.isValid()).toBe(true);
+      expect([...batch.records()][0]?.value?.equals(Buffer.alloc(40_000, (i % 24) % 251))).toBe(true);
+      offset += 2;
+    }
+  });
 });
 
 describe('Log (more)', () => {
