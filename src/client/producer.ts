@@ -86,6 +86,9 @@ export class Producer {
   private inFlightCount = 0;
   private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId'>>;
   private lingerTimer: NodeJS.Timeout | undefined;
+  private lingerImmediate: NodeJS.Immediate | undefined;
+  /** How big each partition's latest batch has grown, to size the buffer of its next one (see append). */
+  private readonly lastBatchBytes = new Map<string, number>();
   private idleWaiters: (() => void)[] = [];
   private closed = false;
   private metadataChain: Promise<unknown> = Promise.resolve();
@@ -179,13 +182,19 @@ export class Producer {
     const tp = this.tpKey(topic, p);
     let batch = this.open.get(tp);
     if (batch === undefined) {
-      batch = { topic, partition: p, builder: new RecordBatchBuilder({ compression: this.o.compression, initialCapacity: this.o.batchSize + 1024 }), callbacks: [], cookies: [], createdMs: Date.now() };
+      // Not a batch.size buffer each time: at linger.ms=0 thousands of batches of a few records leave per second,
+      // and that many fresh 16 KiB buffers (memory outside the JS heap) forced a full garbage collection several
+      // times a second. Room for twice what this partition's last batch took still avoids regrowing it.
+      const initialCapacity = Math.min(this.o.batchSize + 1024, Math.max(1024, 2 * (this.lastBatchBytes.get(tp) ?? this.o.batchSize)));
+      batch = { topic, partition: p, builder: new RecordBatchBuilder({ compression: this.o.compression, initialCapacity }), callbacks: [], cookies: [], createdMs: Date.now() };
       this.open.set(tp, batch);
     }
     batch.callbacks.push(callback);
     batch.cookies.push(cookie);
     batch.builder.append({ key, value, timestamp: Date.now() });
-    if (batch.builder.estimatedSizeInBytes() >= this.o.batchSize) this.seal(tp);
+    const size = batch.builder.estimatedSizeInBytes();
+    this.lastBatchBytes.set(tp, size);
+    if (size >= this.o.batchSize) this.seal(tp);
     else this.scheduleLinger();
   }
 
@@ -206,10 +215,20 @@ export class Producer {
     await this.flush();
     this.closed = true;
     if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    if (this.lingerImmediate) clearImmediate(this.lingerImmediate);
     this.client.close();
   }
 
   private scheduleLinger(): void {
+    if (this.o.lingerMs <= 0) {
+      // linger.ms=0 means "send as soon as the sender runs". A 0 ms timer waits at least 1 ms in Node, which held
+      // every record that long; an immediate still gathers all that is appended in this turn of the loop.
+      this.lingerImmediate ??= setImmediate(() => {
+        this.lingerImmediate = undefined;
+        this.drain();
+      });
+      return;
+    }
     if (this.lingerTimer !== undefined) return;
     this.lingerTimer = setTimeout(() => {
       this.lingerTimer = undefined;

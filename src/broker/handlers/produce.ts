@@ -2,6 +2,7 @@ import { ErrorCode } from '../../common/error-codes';
 import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
 import { TopicPartition } from '../../common/topic-partition';
+import type { LogAppendInfo } from '../../log';
 import { ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../../protocol/apis/produce';
 import { ApiHandler, CLOSE_CONNECTION, NO_RESPONSE } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
@@ -26,6 +27,10 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     const acks = request.acks;
     const pending: Pending[] = [];
     const byTopic = new Map<string, ProducePartitionResponse[]>();
+    // Every partition's append starts before the first is awaited. Awaiting them one by one serialised their
+    // writes (each a round trip to libuv's pool) and, worse, let a later request on the connection append to a
+    // partition before this one did, reordering a producer's pipelined batches.
+    const appends: { tp: TopicPartition; response: ProducePartitionResponse; append: Promise<LogAppendInfo> }[] = [];
     for (const topic of request.topicData) {
       const list: ProducePartitionResponse[] = [];
       byTopic.set(topic.name, list);
@@ -40,18 +45,30 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
         try {
           if (pd.records === null || pd.records.length === 0) throw new KafkaError('CORRUPT_MESSAGE', 'Produce request has no records');
           const partition = ctx.replicaManager.leaderPartition(tp);
-          const info = await partition.appendRecordsToLeader(pd.records, acks);
-          response.baseOffset = info.firstOffset;
-          response.logAppendTimeMs = info.logAppendTime;
-          response.logStartOffset = info.logStartOffset;
-          ctx.replicaManager.watchers.notify(tp);
-          pending.push({ tp, response, requiredOffset: info.lastOffset + 1 });
+          // Waiting fetches are woken per partition as soon as its high watermark may have moved.
+          const append = partition.appendRecordsToLeader(pd.records, acks).then((info) => {
+            ctx.replicaManager.watchers.notify(tp);
+            return info;
+          });
+          appends.push({ tp, response, append });
         } catch (err) {
-          response.errorCode = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
-          if (!(err instanceof KafkaError)) log.error(`Error processing append operation on partition ${topic.name}-${pd.index}`, err);
+          appendFailed(tp, response, err);
         }
       }
     }
+    const results = await Promise.allSettled(appends.map((a) => a.append));
+    results.forEach((result, i) => {
+      const { tp, response } = appends[i] as (typeof appends)[number];
+      if (result.status === 'rejected') {
+        appendFailed(tp, response, result.reason);
+        return;
+      }
+      const info = result.value;
+      response.baseOffset = info.firstOffset;
+      response.logAppendTimeMs = info.logAppendTime;
+      response.logStartOffset = info.logStartOffset;
+      pending.push({ tp, response, requiredOffset: info.lastOffset + 1 });
+    });
     // A produce to an unknown topic creates it when auto.create.topics.enable is set; this request still gets
     // UNKNOWN_TOPIC_OR_PARTITION, which clients retry after refreshing their metadata.
     if (ctx.config.bool('auto.create.topics.enable')) {
@@ -64,6 +81,11 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     if (acks === -1) await awaitReplication(ctx, pending, request.timeoutMs);
     return { responses, throttleTimeMs: 0 };
   };
+}
+
+function appendFailed(tp: TopicPartition, response: ProducePartitionResponse, err: unknown): void {
+  response.errorCode = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
+  if (!(err instanceof KafkaError)) log.error(`Error processing append operation on partition ${tp.topic}-${tp.partition}`, err);
 }
 
 /**
