@@ -3,7 +3,8 @@
  * next to the physical limit (plain file appends of the same bytes). Starts what it needs: a real ZooKeeper,
  * broker processes, kcat. Prints one `bench <case> <metric>=<n> ...` line per case and rewrites the
  * "Cluster" section of docs/benchmarks.md. Sizes come from environment variables so a quick run is possible:
- * BENCH_RECORDS (default 2000000), BENCH_SUSTAIN_S (default 300), BENCH_BIG_LOG_GB (default 20).
+ * BENCH_RECORDS (default 2000000), BENCH_SUSTAIN_S (default 300), BENCH_BIG_LOG_GB (default 20); BENCH_CASES
+ * picks cases for a partial run, which does not touch the docs.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +24,9 @@ const RECORDS = Number(process.env['BENCH_RECORDS'] ?? 2000000);
 const SUSTAIN_S = Number(process.env['BENCH_SUSTAIN_S'] ?? 300);
 const BIG_LOG_GB = Number(process.env['BENCH_BIG_LOG_GB'] ?? 20);
 const RECORD_SIZE = 100;
+/** BENCH_CASES=produce,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,peers runs only those (default: all). */
+const CASES = new Set((process.env['BENCH_CASES'] ?? 'raw,produce,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,peers').split(',').map((c) => c.trim()));
+const want = (c: string): boolean => CASES.has(c);
 
 interface Result {
   name: string;
@@ -120,7 +124,7 @@ async function sustained(broker: BrokerProcess, bootstrap: string, topic: string
 async function main(): Promise<void> {
   execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'ensure-system-packages.sh'), 'zookeeper', 'kcat', 'redis-server', 'nats-server'], { stdio: 'inherit' });
   const dir = tmpDir('bench-');
-  rawAppend(dir);
+  if (want('raw')) rawAppend(dir);
   const zk: ZkEnsemble = await startZkStandalone();
   try {
     const connect = zk.connectStringWithChroot(uniqueChroot('bench'));
@@ -128,38 +132,45 @@ async function main(): Promise<void> {
     const broker = await BrokerProcess.start({ brokerId: 0, zkConnect: connect, props });
     const bootstrap = `127.0.0.1:${broker.port}`;
     for (const t of ['perf', 'kcat', 'kafkajs', 'e2e', 'sustain', 'empty', 'big']) await topics(connect, '--create', '--topic', t, '--partitions', '6', '--replication-factor', '1');
-    await producePerf('produce_1broker', bootstrap, 'perf', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
-    const consumed = await runConsumerPerformance({ bootstrapServer: bootstrap, topic: 'perf', messages: String(RECORDS), fetchSize: '1048576', timeout: '10000' }, quiet(), quiet());
-    report('consume_1broker', { records_per_s: Math.round(consumed.recordsPerSec), mb_per_s: consumed.mbPerSec });
-    await kcatProduce(bootstrap, 'kcat', dir);
-    await kafkajsProduce(bootstrap, 'kafkajs');
-    const lat = await e2eLatency(bootstrap, 'e2e', 50000, 20);
-    report('e2e_latency_50k', lat);
-    await producePerf('produce_empty_log', bootstrap, 'empty', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
-    const bigRecords = Math.round((BIG_LOG_GB * 1024 * 1024 * 1024) / 1000);
-    const fill = await runProducerPerformance({ topic: 'big', numRecords: String(bigRecords), recordSize: '1000', payloadDelimiter: '\n', throughput: '-1', producerProps: [`bootstrap.servers=${bootstrap}`, 'acks=1', 'batch.size=900000', 'linger.ms=10'] }, quiet());
-    report('fill_big_log', { gb: BIG_LOG_GB, mb_per_s: fill.mbPerSec });
-    await producePerf('produce_big_log', bootstrap, 'big', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
-    await sustained(broker, bootstrap, 'sustain');
+    if (want('produce') || want('consume')) await producePerf('produce_1broker', bootstrap, 'perf', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
+    if (want('consume')) {
+      const consumed = await runConsumerPerformance({ bootstrapServer: bootstrap, topic: 'perf', messages: String(RECORDS), fetchSize: '1048576', timeout: '10000' }, quiet(), quiet());
+      report('consume_1broker', { records_per_s: Math.round(consumed.recordsPerSec), mb_per_s: consumed.mbPerSec });
+    }
+    if (want('kcat')) await kcatProduce(bootstrap, 'kcat', dir);
+    if (want('kafkajs')) await kafkajsProduce(bootstrap, 'kafkajs');
+    if (want('e2e')) report('e2e_latency_50k', await e2eLatency(bootstrap, 'e2e', 50000, 20));
+    if (want('biglog')) {
+      await producePerf('produce_empty_log', bootstrap, 'empty', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
+      const bigRecords = Math.round((BIG_LOG_GB * 1024 * 1024 * 1024) / 1000);
+      const fill = await runProducerPerformance({ topic: 'big', numRecords: String(bigRecords), recordSize: '1000', payloadDelimiter: '\n', throughput: '-1', producerProps: [`bootstrap.servers=${bootstrap}`, 'acks=1', 'batch.size=900000', 'linger.ms=10'] }, quiet());
+      report('fill_big_log', { gb: BIG_LOG_GB, mb_per_s: fill.mbPerSec });
+      await producePerf('produce_big_log', bootstrap, 'big', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
+    }
+    if (want('sustain')) await sustained(broker, bootstrap, 'sustain');
     await broker.child.stop();
-
-    const connect3 = zk.connectStringWithChroot(uniqueChroot('bench3'));
-    const three = await Promise.all([0, 1, 2].map((id) => BrokerProcess.start({ brokerId: id, zkConnect: connect3, props: { 'min.insync.replicas': '2' } })));
-    await topics(connect3, '--create', '--topic', 'rf3', '--partitions', '6', '--replication-factor', '3');
-    const bootstrap3 = three.map((b) => `127.0.0.1:${b.port}`).join(',');
-    await producePerf('produce_rf3_acks_all', bootstrap3, 'rf3', ['acks=all', 'batch.size=65536', 'linger.ms=5']);
-    await Promise.all(three.map((b) => b.child.stop()));
+    if (want('rf3')) {
+      const connect3 = zk.connectStringWithChroot(uniqueChroot('bench3'));
+      const three = await Promise.all([0, 1, 2].map((id) => BrokerProcess.start({ brokerId: id, zkConnect: connect3, props: { 'min.insync.replicas': '2' } })));
+      await topics(connect3, '--create', '--topic', 'rf3', '--partitions', '6', '--replication-factor', '3');
+      const bootstrap3 = three.map((b) => `127.0.0.1:${b.port}`).join(',');
+      await producePerf('produce_rf3_acks_all', bootstrap3, 'rf3', ['acks=all', 'batch.size=65536', 'linger.ms=5']);
+      await Promise.all(three.map((b) => b.child.stop()));
+    }
   } finally {
     await zk.close();
   }
-  const peerRecords = Math.min(RECORDS, 1000000);
-  const redis = await redisStreams(peerRecords, RECORD_SIZE);
-  if (redis) report('peer_redis_streams', { ...redis });
-  else report('peer_redis_streams', {}, 'redis-server not installed (scripts/ensure-system-packages.sh redis-server)');
-  const nats = await natsJetStream(Math.min(peerRecords, 300000), RECORD_SIZE);
-  if (nats) report('peer_nats_jetstream', { ...nats });
-  else report('peer_nats_jetstream', {}, 'nats-server not installed (scripts/ensure-system-packages.sh nats-server)');
-  writeDoc();
+  if (want('peers')) {
+    const peerRecords = Math.min(RECORDS, 1000000);
+    const redis = await redisStreams(peerRecords, RECORD_SIZE);
+    if (redis) report('peer_redis_streams', { ...redis });
+    else report('peer_redis_streams', {}, 'redis-server not installed (scripts/ensure-system-packages.sh redis-server)');
+    const nats = await natsJetStream(Math.min(peerRecords, 300000), RECORD_SIZE);
+    if (nats) report('peer_nats_jetstream', { ...nats });
+    else report('peer_nats_jetstream', {}, 'nats-server not installed (scripts/ensure-system-packages.sh nats-server)');
+  }
+  // A partial run (BENCH_CASES) prints its lines but leaves the recorded full run in docs/benchmarks.md alone.
+  if (process.env['BENCH_CASES'] === undefined) writeDoc();
 }
 
 function metric(name: string, key: string): number | undefined {
