@@ -212,6 +212,31 @@ export class LogSegment {
     });
   }
 
+  /** `write` on the calling thread, for small writes where the pool's hand-off costs more than the copy. */
+  writeSync(buffers: Buffer[], position: number): void {
+    const fd = this.openFd();
+    let bufs = buffers;
+    let pos = position;
+    let remaining = 0;
+    for (const b of buffers) remaining += b.length;
+    while (remaining > 0) {
+      const written = fs.writevSync(fd, bufs, pos);
+      if (written >= remaining) return;
+      let skip = written;
+      const rest: Buffer[] = [];
+      for (const b of bufs) {
+        if (skip >= b.length) skip -= b.length;
+        else {
+          rest.push(skip > 0 ? b.subarray(skip) : b);
+          skip = 0;
+        }
+      }
+      bufs = rest;
+      pos += written;
+      remaining -= written;
+    }
+  }
+
   /** Makes the bytes below `end` readable; every `write` below it must have completed. */
   markWritten(end: number): void {
     this.committedSize = Math.max(this.committedSize, end);

@@ -52,7 +52,21 @@ const MAX_WRITES_IN_FLIGHT = 2;
  */
 const MIN_SECOND_WRITE_BYTES = 256 << 10;
 
+/**
+ * A write this small, with nothing else in flight, goes straight to the page cache on the event loop, as Kafka's
+ * request threads write: the copy takes a few µs, while the pool's hand-off (wake a pool thread, then wake the
+ * loop for the callback) costs tens of µs and, on a 2-core host, milliseconds of tail latency at low rates.
+ */
+const SYNC_WRITE_MAX_BYTES = 16 << 10;
+
+/** A synchronous write slower than this (the kernel throttling dirty pages, a slow disk) ... */
+const SLOW_SYNC_WRITE_NS = 2_000_000n;
+
+/** ... sends every write to the pool for this long, so a struggling disk never stalls the event loop for long. */
+const SYNC_WRITE_BACKOFF_MS = 10_000;
+
 export class LogWritePipeline<T> {
+  private syncWritesPausedUntil = 0;
   private readonly pending: Pending<T>[] = [];
   private pendingBytes = 0;
   /** Writes submitted and not yet settled, in submission order. */
@@ -63,6 +77,7 @@ export class LogWritePipeline<T> {
   constructor(
     private readonly onWritten: (value: T) => void,
     private readonly onError: (err: unknown) => unknown,
+    private readonly syncWriteMaxBytes = SYNC_WRITE_MAX_BYTES,
   ) {}
 
   /** True while writes are queued or in flight. */
@@ -114,10 +129,29 @@ export class LogWritePipeline<T> {
     this.running++;
     const buffers = new Array<Buffer>(count);
     for (let i = 0; i < count; i++) buffers[i] = (appends[i] as Pending<T>).records;
+    if (this.running === 1 && end - first.position <= this.syncWriteMaxBytes && Date.now() >= this.syncWritesPausedUntil) {
+      this.writeNow(write, buffers, first.position);
+      return;
+    }
     first.segment.write(buffers, first.position).then(
       () => this.complete(write, false, undefined),
       (err: unknown) => this.complete(write, true, err),
     );
+  }
+
+  private writeNow(write: Write<T>, buffers: Buffer[], position: number): void {
+    const started = process.hrtime.bigint();
+    let error: unknown;
+    let failed = false;
+    try {
+      write.segment.writeSync(buffers, position);
+    } catch (err) {
+      failed = true;
+      error = err;
+    }
+    if (process.hrtime.bigint() - started > SLOW_SYNC_WRITE_NS) this.syncWritesPausedUntil = Date.now() + SYNC_WRITE_BACKOFF_MS;
+    // Settled after the caller's synchronous code, as an asynchronous write would be, minus the thread hops.
+    queueMicrotask(() => this.complete(write, failed, error));
   }
 
   private complete(write: Write<T>, failed: boolean, err: unknown): void {

@@ -143,8 +143,12 @@ describe('LogManager', () => {
     await b.appendAsLeader(makeBatch());
     // Inject EIO into the next positional write (the module object itself, which the src's fs namespace reads through).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const realFs = require('node:fs') as { writev: typeof fs.writev };
+    const realFs = require('node:fs') as { writev: typeof fs.writev; writevSync: typeof fs.writevSync };
     const realWritev = realFs.writev;
+    const realWritevSync = realFs.writevSync;
+    realFs.writevSync = (() => {
+      throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO', errno: -5, syscall: 'write' });
+    }) as typeof fs.writevSync;
     realFs.writev = ((_fd: number, buffers: NodeJS.ArrayBufferView[], _position: number | null, cb: (err: NodeJS.ErrnoException | null, written: number, buffers: NodeJS.ArrayBufferView[]) => void) => {
       const err = Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO', errno: -5, syscall: 'write' }) as NodeJS.ErrnoException;
       process.nextTick(() => cb(err, 0, buffers));
@@ -156,6 +160,7 @@ describe('LogManager', () => {
       caught = e;
     } finally {
       realFs.writev = realWritev;
+      realFs.writevSync = realWritevSync;
     }
     expect((caught as KafkaError).errorName).toBe('KAFKA_STORAGE_ERROR');
     expect(m.offlineLogDirs()).toEqual([a.parentDir]);

@@ -14,6 +14,17 @@ class FakeSegment {
     this.marked.push(end);
   }
 
+  readonly syncWrites: number[][] = [];
+  syncWriteMs = 0;
+
+  writeSync(buffers: Buffer[]): void {
+    this.syncWrites.push(buffers.map((b) => b.length));
+    const until = performance.now() + this.syncWriteMs;
+    while (performance.now() < until) {
+      // a disk that takes this long
+    }
+  }
+
   asSegment(): LogSegment {
     return this as unknown as LogSegment;
   }
@@ -38,6 +49,7 @@ function setup(): { seg: FakeSegment; pipeline: LogWritePipeline<number>; writte
       errors.push(err);
       return new Error(`wrapped: ${String((err as Error).message)}`);
     },
+    0,
   );
   let position = 0;
   const submit = (n: number, length: number): Promise<number> => {
@@ -158,5 +170,43 @@ describe('LogWritePipeline', () => {
     other.writes[0]?.resolve();
     expect(await Promise.all([b, c])).toEqual([1, 2]);
     expect(other.marked).toEqual([20]);
+  });
+
+  describe('small writes', () => {
+    function syncSetup(): { seg: FakeSegment; pipeline: LogWritePipeline<number>; written: number[] } {
+      const seg = new FakeSegment();
+      const written: number[] = [];
+      const pipeline = new LogWritePipeline<number>((v) => written.push(v), (err) => err);
+      return { seg, pipeline, written };
+    }
+
+    it('go to the file at once when nothing is in flight, and larger ones or ones behind a running write go to the pool', async () => {
+      const { seg, pipeline, written } = syncSetup();
+      const a = pipeline.submit(seg.asSegment(), 0, Buffer.alloc(100), 0);
+      expect(seg.syncWrites).toEqual([[100]]);
+      expect(written).toEqual([]); // settled after the caller's code, as an asynchronous write would be
+      await expect(a).resolves.toBe(0);
+      expect(seg.marked).toEqual([100]);
+      const big = pipeline.submit(seg.asSegment(), 100, Buffer.alloc(20 * KiB), 1);
+      const behind = pipeline.submit(seg.asSegment(), 100 + 20 * KiB, Buffer.alloc(100), 2);
+      expect(seg.writes.map((w) => w.lengths)).toEqual([[20 * KiB]]);
+      seg.writes[0]?.resolve();
+      await big;
+      expect(seg.writes.map((w) => w.lengths)).toEqual([[20 * KiB]]);
+      expect(seg.syncWrites).toEqual([[100], [100]]);
+      await expect(behind).resolves.toBe(2);
+      expect(written).toEqual([0, 1, 2]);
+    });
+
+    it('after one slow synchronous write, go to the pool for a while', async () => {
+      const { seg, pipeline } = syncSetup();
+      seg.syncWriteMs = 3;
+      await pipeline.submit(seg.asSegment(), 0, Buffer.alloc(100), 0);
+      const next = pipeline.submit(seg.asSegment(), 100, Buffer.alloc(100), 1);
+      expect(seg.syncWrites).toEqual([[100]]);
+      expect(seg.writes.map((w) => w.lengths)).toEqual([[100]]);
+      seg.writes[0]?.resolve();
+      await expect(next).resolves.toBe(1);
+    });
   });
 });
