@@ -29,7 +29,8 @@ describe('controller session expiry and automatic leader rebalance', () => {
     } finally {
       broker.child.signal('SIGCONT');
     }
-    expect(await cluster.controllerEpoch()).toBeGreaterThan(epoch);
+    // /controller and /controller_epoch are two writes (the binding has no multi): the epoch follows shortly.
+    await waitUntil(async () => (await cluster.controllerEpoch()) > epoch, { timeoutMs: 10000, message: 'a higher controller epoch' });
     await waitUntil(async () => {
       const now = await cluster.zk.exists(`${cluster.chroot}/brokers/ids/${old}`);
       return now !== null && now.czxid > (registration?.czxid ?? 0);

@@ -164,8 +164,10 @@ describe('controller, topics and the data path on 3 brokers', () => {
       const id = await cluster.controllerId();
       return id !== undefined && id !== before ? id : undefined;
     }, { timeoutMs: 20000, message: 'a new controller' });
-    expect(await cluster.controllerEpoch()).toBe(epoch + 1);
-    expect(cluster.broker(after).readLog('controller.log')).toMatch(new RegExp(`${after} successfully elected as the controller\\. Epoch incremented to ${epoch + 1}`));
+    // /controller and /controller_epoch are two writes (the binding has no multi): the epoch follows shortly.
+    await waitUntil(async () => (await cluster.controllerEpoch()) === epoch + 1, { timeoutMs: 10000, message: () => `controller epoch ${epoch + 1}` });
+    const elected = new RegExp(`${after} successfully elected as the controller\\. Epoch incremented to ${epoch + 1}`);
+    await waitUntil(() => elected.test(cluster.broker(after).readLog('controller.log')), { timeoutMs: 10000, message: 'the election line in controller.log' });
     expect((await topics(cluster, '--create', '--topic', 'after-failover', '--partitions', '2', '--replication-factor', '2')).code).toBe(0);
     const leaders = await cluster.waitForLeaders('after-failover', 2);
     for (const l of leaders) expect(l).not.toBe(before);
