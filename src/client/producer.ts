@@ -79,11 +79,10 @@ export class Producer {
   private readonly open = new Map<string, Batch>();
   private readonly tpKeys = new Map<string, string[]>();
   private readonly queued = new Map<string, Batch[]>();
-  /** Produce requests outstanding per leader (-1: batches whose leader is unknown, failed at once). */
+  /** Produce requests outstanding per leader, absent at zero (-1: batches whose leader is unknown, failed at once). */
   private readonly inFlightRequests = new Map<number, number>();
   /** Partitions with a batch waiting out retry.backoff.ms: nothing more of theirs is sent meanwhile. */
   private readonly retrying = new Map<string, number>();
-  private inFlightCount = 0;
   private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId'>>;
   private lingerTimer: NodeJS.Timeout | undefined;
   private lingerImmediate: NodeJS.Immediate | undefined;
@@ -192,9 +191,7 @@ export class Producer {
     batch.callbacks.push(callback);
     batch.cookies.push(cookie);
     batch.builder.append({ key, value, timestamp: Date.now() });
-    const size = batch.builder.estimatedSizeInBytes();
-    this.lastBatchBytes.set(tp, size);
-    if (size >= this.o.batchSize) this.seal(tp);
+    if (batch.builder.estimatedSizeInBytes() >= this.o.batchSize) this.seal(tp);
     else this.scheduleLinger();
   }
 
@@ -245,7 +242,9 @@ export class Producer {
     this.drain();
   }
 
+  /** A batch leaves `open` here (full or ready): its size sets the buffer of the partition's next one. */
   private enqueue(tp: string, batch: Batch): void {
+    this.lastBatchBytes.set(tp, batch.builder.estimatedSizeInBytes());
     let q = this.queued.get(tp);
     if (!q) this.queued.set(tp, (q = []));
     q.push(batch);
@@ -305,7 +304,6 @@ export class Producer {
         }
         if (batches.length === 0) break;
         this.inFlightRequests.set(leader, (this.inFlightRequests.get(leader) ?? 0) + 1);
-        this.inFlightCount++;
         void this.sendTo(leader, batches);
       }
     }
@@ -345,8 +343,9 @@ export class Producer {
         else this.fail(b, err as Error);
       }
     }
-    this.inFlightRequests.set(leader, (this.inFlightRequests.get(leader) ?? 1) - 1);
-    this.inFlightCount--;
+    const outstanding = (this.inFlightRequests.get(leader) ?? 1) - 1;
+    if (outstanding > 0) this.inFlightRequests.set(leader, outstanding);
+    else this.inFlightRequests.delete(leader);
     if (retry.length > 0) await this.requeueAfterBackoff(retry);
     this.drain();
   }
@@ -384,7 +383,7 @@ export class Producer {
   }
 
   private isIdle(): boolean {
-    return this.open.size === 0 && this.queued.size === 0 && this.inFlightCount === 0 && this.retrying.size === 0;
+    return this.open.size === 0 && this.queued.size === 0 && this.inFlightRequests.size === 0 && this.retrying.size === 0;
   }
 
   private maybeIdle(): void {

@@ -196,16 +196,7 @@ export class LogSegment {
           if (err) return reject(err);
           if (written >= remaining) return resolve();
           // A short write (rare): continue with what is left.
-          let skip = written;
-          const rest: Buffer[] = [];
-          for (const b of bufs) {
-            if (skip >= b.length) skip -= b.length;
-            else {
-              rest.push(skip > 0 ? b.subarray(skip) : b);
-              skip = 0;
-            }
-          }
-          step(rest, pos + written, remaining - written);
+          step(unwritten(bufs, written), pos + written, remaining - written);
         });
       };
       step(buffers, position, total);
@@ -222,16 +213,7 @@ export class LogSegment {
     while (remaining > 0) {
       const written = fs.writevSync(fd, bufs, pos);
       if (written >= remaining) return;
-      let skip = written;
-      const rest: Buffer[] = [];
-      for (const b of bufs) {
-        if (skip >= b.length) skip -= b.length;
-        else {
-          rest.push(skip > 0 ? b.subarray(skip) : b);
-          skip = 0;
-        }
-      }
-      bufs = rest;
+      bufs = unwritten(bufs, written);
       pos += written;
       remaining -= written;
     }
@@ -606,4 +588,18 @@ export class LogSegment {
     let done = 0;
     while (done < buf.length) done += fs.writeSync(this.openFd(), buf, done, buf.length - done, position + done);
   }
+}
+
+/** What is left of `bufs` after a short writev that wrote only their first `written` bytes. */
+function unwritten(bufs: Buffer[], written: number): Buffer[] {
+  let skip = written;
+  const rest: Buffer[] = [];
+  for (const b of bufs) {
+    if (skip >= b.length) skip -= b.length;
+    else {
+      rest.push(skip > 0 ? b.subarray(skip) : b);
+      skip = 0;
+    }
+  }
+  return rest;
 }
