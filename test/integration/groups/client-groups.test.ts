@@ -47,8 +47,10 @@ describe('group coordinator with kafka-python 2.0.2 and kcat -G (librdkafka 2.0.
     );
     await a.stop({ signal: 'SIGTERM' });
     await waitUntil(() => lastAssignment(b, assigned) === '0,1', { timeoutMs: 30000, message: () => `b to own both:\n${b.tail(10)}` });
-    const values = [...b.output().matchAll(/MSG (\S+)/g)].map((m) => m[1]);
-    expect(new Set([...values, ...[...a.output().matchAll(/MSG (\S+)/g)].map((m) => m[1])]).size).toBe(10);
+    // The assignment line comes before the records of the newly assigned partition: wait for them to be read.
+    const seen = (): Set<string | undefined> => new Set([...b.output().matchAll(/MSG (\S+)/g), ...a.output().matchAll(/MSG (\S+)/g)].map((m) => m[1]));
+    await waitUntil(() => seen().size === 10, { timeoutMs: 30000, message: () => `all 10 records read:\n${b.tail(10)}` });
+    expect(seen().size).toBe(10);
     await b.stop({ signal: 'SIGTERM' });
   });
 
