@@ -1,3 +1,5 @@
+import { ErrorCode } from '../common/error-codes';
+import { Clock } from '../common/time';
 import { BrokerConnection } from '../client/broker-connection';
 import { errorName } from '../common/error-codes';
 import { Logger } from '../common/logging/logging';
@@ -13,6 +15,7 @@ export interface ControlledShutdownOptions {
   maxRetries: number;
   retryBackoffMs: number;
   requestTimeoutMs: number;
+  clock: Clock;
 }
 
 /**
@@ -27,7 +30,7 @@ export async function controlledShutdown(zk: ZkClient, o: ControlledShutdownOpti
   for (let attempt = 0; attempt < o.maxRetries; attempt++) {
     if (attempt > 0) {
       log.info('Retrying controlled shutdown after the previous attempt failed...');
-      await new Promise((resolve) => setTimeout(resolve, o.retryBackoffMs));
+      await o.clock.sleep(o.retryBackoffMs);
     }
     let connection: BrokerConnection | undefined;
     try {
@@ -40,11 +43,11 @@ export async function controlledShutdown(zk: ZkClient, o: ControlledShutdownOpti
       await connection.connect();
       await connection.negotiate();
       const response = await connection.send(ControlledShutdownApi, { brokerId: o.brokerId, brokerEpoch: o.brokerEpoch });
-      if (response.errorCode === 0 && response.remainingPartitions.length === 0) {
+      if (response.errorCode === ErrorCode.NONE.code && response.remainingPartitions.length === 0) {
         log.info('Controlled shutdown succeeded');
         return true;
       }
-      if (response.errorCode !== 0) log.warn(`Error from controller: ${errorName(response.errorCode)}`);
+      if (response.errorCode !== ErrorCode.NONE.code) log.warn(`Error from controller: ${errorName(response.errorCode)}`);
       if (response.remainingPartitions.length > 0) {
         log.info(`Remaining partitions to move: ${response.remainingPartitions.map((p) => `${p.topicName}-${p.partitionIndex}`).join(',')}`);
       }

@@ -1,4 +1,6 @@
 import { getLogger } from '../common/logging/logging';
+import { SerialQueue } from '../common/serial-queue';
+import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { createLogConfig, LogConfig } from '../log/log-config';
 import { LogManager } from '../log/log-manager';
 import { ZkClient } from '../zk/zk-client';
@@ -16,18 +18,20 @@ const CHANGE_EXPIRATION_MS = 15 * 60 * 1000;
 export class DynamicConfigManager {
   private lastProcessed = -1;
   private watch: ZkWatch | undefined;
-  private running: Promise<void> = Promise.resolve();
+  /** Notifications are processed one batch at a time, in the order the watch fired. */
+  private readonly notifications = new SerialQueue();
   private readonly log = getLogger('kafka.server.DynamicConfigManager');
 
   constructor(
     private readonly zk: ZkClient,
     private readonly logManager: LogManager,
     private readonly brokerDefaults: Record<string, string>,
+    private readonly clock: Clock = SYSTEM_CLOCK,
   ) {}
 
   startup(): void {
     this.watch = watchChildren(this.zk, ZkPaths.configChanges, (children) => {
-      this.running = this.running.then(() => this.process(children ?? [])).catch((err: unknown) => this.log.error('Error processing config change notifications', err));
+      this.notifications.run(() => this.process(children ?? [])).catch((err: unknown) => this.log.error('Error processing config change notifications', err));
     });
   }
 
@@ -63,7 +67,7 @@ export class DynamicConfigManager {
           this.log.error(`Error processing config change notification ${path}`, err);
         }
       }
-      if (Date.now() - node.stat.ctime > CHANGE_EXPIRATION_MS) await this.zk.delete(path).catch(() => undefined);
+      if (this.clock.nowMs() - node.stat.ctime > CHANGE_EXPIRATION_MS) await this.zk.delete(path).catch(() => undefined);
     }
   }
 

@@ -1,4 +1,5 @@
 import { getLogger } from '../common/logging/logging';
+import { Clock } from '../common/time';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { ZkClient } from '../zk/zk-client';
 import { ZkPaths } from '../zk/zk-paths';
@@ -23,20 +24,20 @@ export class IsrChangePropagation {
 
   constructor(
     private readonly zk: ZkClient,
-    private readonly now: () => number,
+    private readonly clock: Clock,
   ) {
-    this.lastChangeMs = now();
-    this.lastPropagationMs = now();
+    this.lastChangeMs = clock.nowMs();
+    this.lastPropagationMs = clock.nowMs();
   }
 
   record(tp: TopicPartition): void {
     this.changed.set(tpString(tp), tp);
-    this.lastChangeMs = this.now();
+    this.lastChangeMs = this.clock.nowMs();
   }
 
   /** The `isr-change-propagation` task body. */
   async maybePropagate(): Promise<void> {
-    const now = this.now();
+    const now = this.clock.nowMs();
     if (this.changed.size === 0) return;
     if (this.lastChangeMs + ISR_CHANGE_PROPAGATION_BLACK_OUT_MS >= now && this.lastPropagationMs + ISR_CHANGE_PROPAGATION_INTERVAL_MS >= now) return;
     const partitions = [...this.changed.values()];

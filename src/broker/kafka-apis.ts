@@ -1,8 +1,20 @@
+import { ApiKey } from '../protocol/api-keys';
 import { ApiHandlers } from './network/api-handler';
 import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopReplicaHandler, createUpdateMetadataHandler } from './handlers/control-requests';
 import { createDescribeConfigsHandler } from './handlers/describe-configs';
 import { createFetchHandler } from './handlers/fetch';
-import { createGroupApis } from './handlers/group-apis';
+import {
+  createDeleteGroupsHandler,
+  createDescribeGroupsHandler,
+  createFindCoordinatorHandler,
+  createHeartbeatHandler,
+  createJoinGroupHandler,
+  createLeaveGroupHandler,
+  createListGroupsHandler,
+  createOffsetCommitHandler,
+  createOffsetFetchHandler,
+  createSyncGroupHandler,
+} from './handlers/group-apis';
 import { HandlerContext } from './handlers/handler-context';
 import { createListOffsetsHandler } from './handlers/list-offsets';
 import { createMetadataHandler } from './handlers/metadata';
@@ -12,23 +24,32 @@ import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteT
 
 /**
  * The broker's request handlers keyed by API (Kafka's KafkaApis.handle). The dispatcher serves, and ApiVersions
- * advertises, exactly the APIs listed here.
+ * advertises, exactly the APIs listed here (ApiVersions itself and the SaslHandshake refusal are the dispatcher's).
  */
 export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
   return {
-    ...createGroupApis(ctx), // 8, 9, 10, 11, 12, 13, 14, 15, 16, 42
-    0: createProduceHandler(ctx),
-    1: createFetchHandler(ctx),
-    2: createListOffsetsHandler(ctx),
-    3: createMetadataHandler(ctx),
-    4: createLeaderAndIsrHandler(ctx),
-    5: createStopReplicaHandler(ctx),
-    6: createUpdateMetadataHandler(ctx),
-    7: createControlledShutdownHandler(ctx),
-    19: createCreateTopicsHandler(ctx),
-    20: createDeleteTopicsHandler(ctx),
-    23: createOffsetsForLeaderEpochHandler(ctx),
-    32: createDescribeConfigsHandler(ctx),
-    37: createCreatePartitionsHandler(ctx),
+    [ApiKey.PRODUCE]: createProduceHandler(ctx),
+    [ApiKey.FETCH]: createFetchHandler(ctx),
+    [ApiKey.LIST_OFFSETS]: createListOffsetsHandler(ctx),
+    [ApiKey.METADATA]: createMetadataHandler(ctx),
+    [ApiKey.LEADER_AND_ISR]: createLeaderAndIsrHandler(ctx),
+    [ApiKey.STOP_REPLICA]: createStopReplicaHandler(ctx),
+    [ApiKey.UPDATE_METADATA]: createUpdateMetadataHandler(ctx),
+    [ApiKey.CONTROLLED_SHUTDOWN]: createControlledShutdownHandler(ctx),
+    [ApiKey.OFFSET_COMMIT]: createOffsetCommitHandler(ctx),
+    [ApiKey.OFFSET_FETCH]: createOffsetFetchHandler(ctx),
+    [ApiKey.FIND_COORDINATOR]: createFindCoordinatorHandler(ctx),
+    [ApiKey.JOIN_GROUP]: createJoinGroupHandler(ctx),
+    [ApiKey.HEARTBEAT]: createHeartbeatHandler(ctx),
+    [ApiKey.LEAVE_GROUP]: createLeaveGroupHandler(ctx),
+    [ApiKey.SYNC_GROUP]: createSyncGroupHandler(ctx),
+    [ApiKey.DESCRIBE_GROUPS]: createDescribeGroupsHandler(ctx),
+    [ApiKey.LIST_GROUPS]: createListGroupsHandler(ctx),
+    [ApiKey.CREATE_TOPICS]: createCreateTopicsHandler(ctx),
+    [ApiKey.DELETE_TOPICS]: createDeleteTopicsHandler(ctx),
+    [ApiKey.OFFSET_FOR_LEADER_EPOCH]: createOffsetsForLeaderEpochHandler(ctx),
+    [ApiKey.DESCRIBE_CONFIGS]: createDescribeConfigsHandler(ctx),
+    [ApiKey.CREATE_PARTITIONS]: createCreatePartitionsHandler(ctx),
+    [ApiKey.DELETE_GROUPS]: createDeleteGroupsHandler(ctx),
   };
 }

@@ -10,7 +10,7 @@ import { BrokerInfo } from '../zk/znodes/broker-info';
 import { BrokerMetadata, BrokerMetadataCheckpoint } from './broker-metadata-checkpoint';
 import { controlledShutdown } from './controlled-shutdown';
 import { Scheduler } from '../common/scheduler';
-import { SystemClock } from '../common/time';
+import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { LogManager } from '../log/log-manager';
 import { logManagerConfigFromProps } from '../log/log-manager-config';
 import { brokerLogConfigDefaults, createLogConfig } from '../log/log-config';
@@ -23,6 +23,11 @@ import { ReplicaManager } from './replica-manager';
 import { replicaFetcherConfigFrom } from './replica-fetcher/replica-fetcher-config';
 import { DynamicConfigManager } from './dynamic-config-manager';
 import { createKafkaApis } from './kafka-apis';
+import { AutoTopicCreationManager } from './auto-topic-creation-manager';
+import { GroupCoordinator } from '../rebalance/group-coordinator';
+import { ZkOffsetStore } from '../rebalance/zk-offset-store';
+import { coordinatorPartitionFor } from '../rebalance/coordinator-placement';
+import { GROUP_METADATA_TOPIC_NAME } from '../common/topic';
 
 /** A start-up refusal whose message is the whole story (no stack trace needed by the operator). */
 export class KafkaServerStartupError extends Error {}
@@ -43,6 +48,7 @@ export class KafkaServer {
   private dynamicConfig: DynamicConfigManager | undefined;
   private socketServer: SocketServer | undefined;
   private started = false;
+  private readonly clock: Clock = SYSTEM_CLOCK;
   private shuttingDown: Promise<void> | undefined;
 
   constructor(private readonly config: KafkaConfig) {
@@ -91,9 +97,9 @@ export class KafkaServer {
     }
   }
 
-  /** Log manager, socket server, replica manager and controller, in Kafka's start-up order. */
+  /** Log manager, replica manager, controller, group coordinator and socket server, in Kafka's start-up order. */
   private async startServices(zk: ZkClient): Promise<void> {
-    const clock = new SystemClock();
+    const clock = this.clock;
     const scheduler = new Scheduler(clock);
     this.shutdownHooks.push(() => scheduler.shutdown());
     const brokerDefaults = brokerLogConfigDefaults(this.config.originals);
@@ -102,13 +108,13 @@ export class KafkaServer {
     this.shutdownHooks.push(() => logManager.shutdown());
     const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults);
     this.dynamicConfig = dynamicConfig;
-    const metadataCache = new MetadataCache(this.brokerId);
+    const metadataCache = new MetadataCache(this.brokerId, clock);
     const replicaManager = new ReplicaManager({
       brokerId: this.brokerId,
       logManager,
       metadataCache,
       logConfigFor: (topic) => dynamicConfig.logConfigFor(topic),
-      now: () => clock.nowMs(),
+      clock,
       replication: {
         zk,
         scheduler,
@@ -133,18 +139,37 @@ export class KafkaServer {
       createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.int('controller.socket.timeout.ms')),
     });
     this.controller = controller;
+    const groupCoordinator = new GroupCoordinator({
+      config: {
+        minSessionTimeoutMs: this.config.int('group.min.session.timeout.ms'),
+        maxSessionTimeoutMs: this.config.int('group.max.session.timeout.ms'),
+        initialRebalanceDelayMs: this.config.int('group.initial.rebalance.delay.ms'),
+        maxGroupSize: this.config.int('group.max.size'),
+        offsetMetadataMaxBytes: this.config.int('offset.metadata.max.bytes'),
+      },
+      offsetStore: new ZkOffsetStore(zk),
+      // The topic's actual partition count once it exists, the configured one until then.
+      partitionFor: (groupId) => coordinatorPartitionFor(groupId, metadataCache.numPartitions(GROUP_METADATA_TOPIC_NAME) ?? this.config.int('offsets.topic.num.partitions')),
+      clock,
+    });
+    groupCoordinator.startup();
+    this.shutdownHooks.push(() => groupCoordinator.shutdown());
+    const adminZk = new AdminZk(zk);
+    const registry = this.registry as BrokerRegistryZk;
     const apis = createKafkaApis({
       brokerId: this.brokerId,
+      clock,
       config: this.config,
       clusterId: this.clusterId,
       replicaManager,
       metadataCache,
-      adminZk: new AdminZk(zk),
-      brokerRegistry: this.registry as BrokerRegistryZk,
+      adminZk,
+      brokerRegistry: registry,
       controller,
+      groupCoordinator,
+      autoTopicCreation: new AutoTopicCreationManager(this.config, adminZk, registry),
       brokerEpoch: () => this.brokerEpoch,
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
-      zkClient: zk,
     });
     const socketServer = new SocketServer(
       {
@@ -228,7 +253,7 @@ export class KafkaServer {
       endpoints: this.advertisedEndpoints(),
       listenerSecurityProtocolMap: protocolMap,
       jmxPort: Number.isInteger(jmx) && jmx > 0 ? jmx : -1,
-      timestamp: Date.now(),
+      timestamp: this.clock.nowMs(),
       rack: this.config.stringOrNull('broker.rack'),
       version: 5,
     };
@@ -250,6 +275,7 @@ export class KafkaServer {
         maxRetries: this.config.int('controlled.shutdown.max.retries'),
         retryBackoffMs: this.config.long('controlled.shutdown.retry.backoff.ms'),
         requestTimeoutMs: this.config.int('controller.socket.timeout.ms'),
+        clock: this.clock,
       }, this.log).catch((err: unknown) => this.log.warn('Controlled shutdown failed', err));
     }
     for (const hook of this.shutdownHooks.reverse()) {

@@ -1,7 +1,9 @@
 import { ErrorCode } from '../common/error-codes';
+import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { isInternalTopic } from '../common/topic';
 import { TopicPartition } from '../common/topic-partition';
+import { Watchers } from '../common/watchers';
 import { MetadataResponseBroker, MetadataResponseTopic } from '../protocol/apis/metadata';
 import { UpdateMetadataBroker, UpdateMetadataPartitionState, UpdateMetadataRequest } from '../protocol/apis/update-metadata';
 
@@ -17,8 +19,14 @@ export class MetadataCache {
   private readonly brokers = new Map<number, UpdateMetadataBroker>();
   private readonly partitions = new Map<string, Map<number, UpdateMetadataPartitionState>>();
   private readonly stateChangeLog: Logger;
+  /** Woken for every topic an UpdateMetadata touches (CreateTopics and DeleteTopics wait on these). */
+  readonly topicWatchers: Watchers<string>;
 
-  constructor(private readonly brokerId: number) {
+  constructor(
+    private readonly brokerId: number,
+    clock: Clock = SYSTEM_CLOCK,
+  ) {
+    this.topicWatchers = new Watchers<string>((topic) => topic, clock);
     this.stateChangeLog = getLogger('state.change.logger', `[Broker id=${brokerId}] `);
   }
 
@@ -49,6 +57,7 @@ export class MetadataCache {
         );
       }
     }
+    for (const topic of new Set(states.map((s) => s.topicName))) this.topicWatchers.notify(topic);
     this.stateChangeLog.info(
       `Add ${added} partitions and deleted ${deleted.length} partitions from metadata cache in response to UpdateMetadata request sent by controller ${request.controllerId} epoch ${request.controllerEpoch} with correlation id ${correlationId}`,
     );
@@ -103,7 +112,7 @@ export class MetadataCache {
     const partitions = this.partitions.get(topic);
     if (partitions === undefined) return undefined;
     return {
-      errorCode: 0,
+      errorCode: ErrorCode.NONE.code,
       name: topic,
       isInternal: isInternalTopic(topic),
       partitions: [...partitions.values()]
@@ -111,7 +120,7 @@ export class MetadataCache {
         .map((s) => {
           const leaderAlive = s.leader >= 0 && this.endpoint(s.leader, listenerName) !== undefined;
           return {
-            errorCode: leaderAlive ? 0 : ErrorCode.LEADER_NOT_AVAILABLE.code,
+            errorCode: leaderAlive ? ErrorCode.NONE.code : ErrorCode.LEADER_NOT_AVAILABLE.code,
             partitionIndex: s.partitionIndex,
             leaderId: leaderAlive ? s.leader : -1,
             replicaNodes: [...s.replicas],

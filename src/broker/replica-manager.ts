@@ -1,4 +1,5 @@
 import { ErrorCode } from '../common/error-codes';
+import { Clock } from '../common/time';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
@@ -12,7 +13,7 @@ import { IsrChangePropagation, ISR_CHANGE_PROPAGATION_CHECK_MS } from './isr-cha
 import { IsrStateWriter } from './isr-state-writer';
 import { MetadataCache } from './metadata-cache';
 import { Partition, PartitionHooks } from './partition';
-import { PartitionWatchers } from './partition-watchers';
+import { Watchers } from '../common/watchers';
 import { ReplicaFetcherConfig } from './replica-fetcher/replica-fetcher-config';
 import { ReplicaFetcherManager } from './replica-fetcher/replica-fetcher-manager';
 import { BrokerEndPoint, InitialFetchState } from './replica-fetcher/replica-fetcher-thread';
@@ -23,10 +24,13 @@ export interface ReplicaManagerOptions {
   metadataCache: MetadataCache;
   /** The topic's log config: broker defaults with /config/topics/<topic> on top. */
   logConfigFor: (topic: string) => Promise<LogConfig>;
-  now: () => number;
+  clock: Clock;
   /** Follower fetching and leader-side ISR maintenance; without it the broker only serves as a leader (RF=1). */
   replication?: ReplicationOptions;
 }
+
+/** Partitions this broker leads and follows after a LeaderAndIsr request (only those that changed cleanly). */
+export type LeadershipChangeCallback = (leaders: readonly TopicPartition[], followers: readonly TopicPartition[]) => void;
 
 export interface ReplicationOptions {
   /** The broker's ZooKeeper session: the leader writes ISR changes and their notifications itself. */
@@ -48,7 +52,7 @@ export class ReplicaManager {
   private readonly partitions = new Map<string, Partition>();
   controllerEpoch = 0;
   /** Woken on every append (long-polling fetches) and high watermark change (acks=-1 produces). */
-  readonly watchers = new PartitionWatchers();
+  readonly watchers: Watchers<TopicPartition>;
   private readonly stateChangeLog: Logger;
   private readonly logger: Logger;
   private readonly partitionHooks: PartitionHooks;
@@ -61,14 +65,15 @@ export class ReplicaManager {
   constructor(private readonly o: ReplicaManagerOptions) {
     this.stateChangeLog = getLogger('state.change.logger', `[Broker id=${o.brokerId}] `);
     this.logger = getLogger('kafka.server.ReplicaManager', `[ReplicaManager broker=${o.brokerId}] `);
+    this.watchers = new Watchers<TopicPartition>(tpString, o.clock);
     const r = o.replication;
-    this.isrChanges = r === undefined ? undefined : new IsrChangePropagation(r.zk, o.now);
+    this.isrChanges = r === undefined ? undefined : new IsrChangePropagation(r.zk, o.clock);
     this.partitionHooks = {
       ...(r === undefined ? {} : { isrWriter: new IsrStateWriter(r.zk) }),
       onIsrChanged: (tp) => this.isrChanges?.record(tp),
       notify: (tp) => this.watchers.notify(tp),
     };
-    this.fetcherManager = r === undefined ? undefined : new ReplicaFetcherManager(r.fetcher, (tp) => this.partitions.get(tpString(tp))?.log);
+    this.fetcherManager = r === undefined ? undefined : new ReplicaFetcherManager(r.fetcher, (tp) => this.partitions.get(tpString(tp))?.log, o.clock);
   }
 
   /** Starts the ISR maintenance tasks (Kafka's ReplicaManager.startup). */
@@ -125,12 +130,16 @@ export class ReplicaManager {
     return [...this.partitions.values()];
   }
 
-  becomeLeaderOrFollower(correlationId: number, request: LeaderAndIsrRequest, version: number): Promise<LeaderAndIsrResponse> {
-    return this.serially(() => this.doBecomeLeaderOrFollower(correlationId, request, version));
+  /**
+   * Applies a LeaderAndIsr request; `onLeadershipChange` then hears which partitions this broker now leads and
+   * follows (Kafka's callback, through which the group coordinator takes over or gives up its groups).
+   */
+  becomeLeaderOrFollower(correlationId: number, request: LeaderAndIsrRequest, version: number, onLeadershipChange?: LeadershipChangeCallback): Promise<LeaderAndIsrResponse> {
+    return this.serially(() => this.doBecomeLeaderOrFollower(correlationId, request, version, onLeadershipChange));
   }
 
-  private async doBecomeLeaderOrFollower(correlationId: number, request: LeaderAndIsrRequest, version: number): Promise<LeaderAndIsrResponse> {
-    const started = this.o.now();
+  private async doBecomeLeaderOrFollower(correlationId: number, request: LeaderAndIsrRequest, version: number, onLeadershipChange?: LeadershipChangeCallback): Promise<LeaderAndIsrResponse> {
+    const started = this.o.clock.nowMs();
     const states: LeaderAndIsrPartitionState[] =
       version >= 2 ? request.topicStates.flatMap((t) => t.partitionStates.map((s) => ({ ...s, topicName: t.topicName }))) : request.ungroupedPartitionStates;
     const cid = request.controllerId;
@@ -180,16 +189,22 @@ export class ReplicaManager {
         `Stopped fetchers as part of LeaderAndIsr request correlationId ${correlationId} from controller ${cid} epoch ${ce} as part of the become-leader transition for ${becomeLeader.length} partitions`,
       );
     }
-    for (const s of becomeLeader) result(s, await this.makeLeader(correlationId, cid, ce, s));
+    const leaders: TopicPartition[] = [];
+    for (const s of becomeLeader) {
+      const code = await this.makeLeader(correlationId, cid, ce, s);
+      result(s, code);
+      if (code === ErrorCode.NONE.code) leaders.push({ topic: s.topicName, partition: s.partitionIndex });
+    }
     const followers: LeaderAndIsrPartitionState[] = [];
     for (const s of becomeFollower) {
       const code = await this.makeFollower(correlationId, cid, ce, s);
       result(s, code);
-      if (code === 0) followers.push(s);
+      if (code === ErrorCode.NONE.code) followers.push(s);
     }
     if (followers.length > 0) await this.startFollowing(correlationId, cid, ce, followers, request);
-    this.stateChangeLog.info(`Finished LeaderAndIsr request in ${this.o.now() - started}ms correlationId ${correlationId} from controller ${cid} for ${states.length} partitions`);
-    return { errorCode: 0, partitionErrors };
+    onLeadershipChange?.(leaders, followers.map((f) => ({ topic: f.topicName, partition: f.partitionIndex })));
+    this.stateChangeLog.info(`Finished LeaderAndIsr request in ${this.o.clock.nowMs() - started}ms correlationId ${correlationId} from controller ${cid} for ${states.length} partitions`);
+    return { errorCode: ErrorCode.NONE.code, partitionErrors };
   }
 
   /**
@@ -231,7 +246,7 @@ export class ReplicaManager {
     const tp = { topic: s.topicName, partition: s.partitionIndex };
     let p = this.partitions.get(tpString(tp));
     if (p === undefined) {
-      p = new Partition(tp, this.o.brokerId, this.o.now, this.partitionHooks);
+      p = new Partition(tp, this.o.brokerId, () => this.o.clock.nowMs(), this.partitionHooks);
       this.partitions.set(tpString(tp), p);
     }
     if (p.log === undefined) p.log = this.o.logManager.getOrCreateLog(tp, await this.o.logConfigFor(tp.topic));
@@ -313,7 +328,7 @@ export class ReplicaManager {
       }
       partitionErrors.push({ topicName: tp.topic, partitionIndex: tp.partition, errorCode: code });
     }
-    return { errorCode: 0, partitionErrors };
+    return { errorCode: ErrorCode.NONE.code, partitionErrors };
   }
 
   /** Partitions whose topic was deleted from the metadata cache and that we still host as leader. */

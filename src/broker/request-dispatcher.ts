@@ -2,6 +2,7 @@ import { ErrorCode } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger } from '../common/logging/logging';
 import { ApiDefinition } from '../protocol/api-definition';
+import { ApiKey } from '../protocol/api-keys';
 import { apiByKey } from '../protocol/apis';
 import { ApiVersionsApi } from '../protocol/apis/api-versions';
 import { SaslHandshakeApi } from '../protocol/apis/sasl-handshake';
@@ -12,7 +13,6 @@ import { ProtocolError } from '../protocol/protocol-error';
 import { describeMessage } from '../protocol/schema/describe';
 import { advertisedApiVersions, createApiVersionsHandler } from './handlers/api-versions';
 import { ApiHandler, ApiHandlers, CLOSE_CONNECTION, ConnectionContext, NO_RESPONSE, RequestContext } from './network/api-handler';
-import { buildErrorResponse } from './network/error-response';
 import { nowMs, requestLogger } from './network/request-logger';
 
 /** What the network layer does with one request once its handler has answered. */
@@ -131,11 +131,11 @@ export class RequestDispatcher {
     const code = error instanceof KafkaError ? error.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
     // acks=0: the client expects no response, so a failure can only be signalled by closing (KafkaApis
     // closeConnection for produce requests with acks=0).
-    if (api.key === 0 && (body as { acks?: number } | undefined)?.acks === 0) {
+    if (api.key === ApiKey.PRODUCE && (body as { acks?: number } | undefined)?.acks === 0) {
       return { kind: 'close', reason: `Produce with acks=0 failed: ${error instanceof Error ? error.message : String(error)}` };
     }
     try {
-      const response = buildErrorResponse(api, header.apiVersion, body, code);
+      const response = api.errorResponse(body, header.apiVersion, code);
       if (response === null) return { kind: 'close', reason: `${api.name} handler failed and the API has no error response` };
       const log = logging ? this.logEntry(api, header, body, response, dequeueMs) : undefined;
       return { kind: 'send', chunks: encodeResponse(api, header.apiVersion, header.correlationId, response), log };
@@ -178,7 +178,7 @@ export function encodeResponse(api: ApiDefinition, version: number, correlationI
 
 /** Kafka prints Produce requests without their records: `{acks=-1,timeout=30000,partitionSizes=[t-0=70]}`. */
 function describeRequest(api: ApiDefinition, version: number, body: unknown): string {
-  if (api.key !== 0) return describeMessage(api.spec.request, version, body);
+  if (api.key !== ApiKey.PRODUCE) return describeMessage(api.spec.request, version, body);
   const b = body as { acks: number; timeoutMs: number; topicData: { name: string; partitionData: { index: number; records: Buffer | null }[] }[] };
   const sizes = b.topicData.flatMap((t) => t.partitionData.map((p) => `${t.name}-${p.index}=${p.records?.length ?? 0}`));
   return `{acks=${b.acks},timeout=${b.timeoutMs},partitionSizes=[${sizes.join(',')}]}`;

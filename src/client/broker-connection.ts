@@ -1,3 +1,5 @@
+import { ErrorCode } from '../common/error-codes';
+import { Clock, SYSTEM_CLOCK, TimerHandle } from '../common/time';
 import { Socket, connect } from 'node:net';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger } from '../common/logging/logging';
@@ -22,6 +24,7 @@ export interface BrokerConnectionOptions {
   maxInFlightRequests?: number;
   /** Largest response frame accepted (a bigger size prefix is a protocol error and closes the connection). */
   maxResponseBytes?: number;
+  clock?: Clock;
 }
 
 export interface SendOptions {
@@ -38,7 +41,7 @@ interface InFlight {
   version: number;
   resolve: (body: unknown) => void;
   reject: (e: Error) => void;
-  timer: NodeJS.Timeout;
+  timer: TimerHandle;
 }
 
 interface Queued {
@@ -74,6 +77,7 @@ export class BrokerConnection {
       connectTimeoutMs: 10000,
       maxInFlightRequests: 5,
       maxResponseBytes: 1 << 30,
+      clock: SYSTEM_CLOCK,
       ...options,
     };
     this.logger = getLogger('org.apache.kafka.clients.NetworkClient', `[Connection to node ${this.options.nodeId} (${options.host}:${options.port})] `);
@@ -99,17 +103,17 @@ export class BrokerConnection {
     this.connecting = new Promise<void>((resolve, reject) => {
       const socket = connect({ host: this.options.host, port: this.options.port });
       socket.setNoDelay(true);
-      const timer = setTimeout(() => {
+      const timer = this.options.clock.setTimer(() => {
         socket.destroy();
         reject(new KafkaError('NETWORK_EXCEPTION', `Connection to ${this.options.host}:${this.options.port} timed out after ${this.options.connectTimeoutMs} ms`));
       }, this.options.connectTimeoutMs);
       socket.once('connect', () => {
-        clearTimeout(timer);
+        timer.cancel();
         this.attach(socket);
         resolve();
       });
       socket.once('error', (e) => {
-        clearTimeout(timer);
+        timer.cancel();
         const err = new KafkaError('NETWORK_EXCEPTION', `Connection to ${this.options.host}:${this.options.port} failed: ${e.message}`, { cause: e });
         this.fail(err);
         reject(err);
@@ -138,8 +142,8 @@ export class BrokerConnection {
    */
   async negotiate(): Promise<ApiVersionsResponse> {
     let response = await this.send(ApiVersionsApi, { clientSoftwareName: 'kafka-ts', clientSoftwareVersion: '0.1.0' }, { version: 3 });
-    if (response.errorCode === 35) response = await this.send(ApiVersionsApi, { clientSoftwareName: '', clientSoftwareVersion: '' }, { version: 0 });
-    if (response.errorCode !== 0) throw new KafkaError('UNSUPPORTED_VERSION', `ApiVersions failed with error code ${response.errorCode}`);
+    if (response.errorCode === ErrorCode.UNSUPPORTED_VERSION.code) response = await this.send(ApiVersionsApi, { clientSoftwareName: '', clientSoftwareVersion: '' }, { version: 0 });
+    if (response.errorCode !== ErrorCode.NONE.code) throw new KafkaError('UNSUPPORTED_VERSION', `ApiVersions failed with error code ${response.errorCode}`);
     this.brokerVersions = new Map(response.apiKeys.map((k) => [k.apiKey, { min: k.minVersion, max: k.maxVersion }]));
     return response;
   }
@@ -213,7 +217,7 @@ export class BrokerConnection {
         const expectResponse = options.expectResponse ?? true;
         if (expectResponse) {
           const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
-          const timer = setTimeout(() => {
+          const timer = this.options.clock.setTimer(() => {
             this.fail(new KafkaError('REQUEST_TIMED_OUT', `${api.name} request (correlation id ${correlationId}) to node ${this.options.nodeId} timed out after ${timeoutMs} ms`));
           }, timeoutMs);
           this.inFlight.set(correlationId, { api, version, resolve, reject, timer });
@@ -236,7 +240,7 @@ export class BrokerConnection {
       return;
     }
     this.inFlight.delete(correlationId);
-    clearTimeout(pending.timer);
+    pending.timer.cancel();
     try {
       // The correlation id is already read; flexible response headers (v1) carry a tag section after it.
       if (pending.api.responseHeaderVersion(pending.version) >= 1) r.skipTaggedFields();
@@ -258,7 +262,7 @@ export class BrokerConnection {
     this.logger.debug(`Closing connection: ${error.message}`);
     this.socket?.destroy();
     for (const p of this.inFlight.values()) {
-      clearTimeout(p.timer);
+      p.timer.cancel();
       p.reject(error);
     }
     this.inFlight.clear();

@@ -31,7 +31,7 @@ export class ClusterMetadata {
   topics = new Map<string, TopicInfo>();
   controllerId = -1;
   clusterId: string | null = null;
-  /** Date.now() of the last successful update; 0 = never. */
+  /** Clock time (ms) of the last successful update; 0 = never. */
   updatedAtMs = 0;
 
   update(response: MetadataResponse, nowMs: number): void {

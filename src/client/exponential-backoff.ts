@@ -7,7 +7,3 @@ export function backoffMs(attempt: number, initialMs: number, maxMs: number, ran
   const jitter = 1 + (random() * 2 - 1) * 0.2;
   return Math.max(0, Math.round(base * jitter));
 }
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

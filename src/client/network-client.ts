@@ -1,10 +1,11 @@
 import { KafkaError } from '../common/kafka-error';
+import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { getLogger } from '../common/logging/logging';
 import { ApiDefinition } from '../protocol/api-definition';
 import { MetadataApi } from '../protocol/apis/metadata';
 import { BrokerConnection, SendOptions } from './broker-connection';
 import { ClusterMetadata } from './cluster-metadata';
-import { backoffMs, sleep } from './exponential-backoff';
+import { backoffMs } from './exponential-backoff';
 
 export interface NetworkClientOptions {
   /** bootstrap.servers as `host:port` strings. */
@@ -29,6 +30,7 @@ export interface NetworkClientOptions {
   negotiateVersions?: boolean;
   /** Ask brokers to auto-create unknown topics named in Metadata requests (producers: true, as Java's). */
   allowAutoTopicCreation?: boolean;
+  clock?: Clock;
 }
 
 /** Where a request goes: a broker id, any broker (least loaded), or the current controller. */
@@ -77,6 +79,7 @@ export class NetworkClient {
       metadataMaxAgeMs: 300000,
       negotiateVersions: true,
       allowAutoTopicCreation: false,
+      clock: SYSTEM_CLOCK,
       ...options,
     };
   }
@@ -88,7 +91,7 @@ export class NetworkClient {
       const target: Target = this.metadata.brokers.size > 0 ? 'any' : -1;
       const body = { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: this.opts.allowAutoTopicCreation };
       const response = await this.request(target, MetadataApi, body);
-      this.metadata.update(response, Date.now());
+      this.metadata.update(response, this.opts.clock.nowMs());
     };
     const p = run().finally(() => {
       if (this.refreshing === p) this.refreshing = undefined;
@@ -99,7 +102,7 @@ export class NetworkClient {
 
   /** Refreshes metadata if it was never fetched or is older than metadata.max.age.ms. */
   async ensureMetadata(topics: string[] = []): Promise<ClusterMetadata> {
-    const stale = Date.now() - this.metadata.updatedAtMs > this.opts.metadataMaxAgeMs;
+    const stale = this.opts.clock.nowMs() - this.metadata.updatedAtMs > this.opts.metadataMaxAgeMs;
     const missing = topics.some((t) => !this.metadata.topics.has(t));
     if (this.metadata.updatedAtMs === 0 || stale || missing) await this.refreshMetadata(topics);
     return this.metadata;
@@ -122,7 +125,7 @@ export class NetworkClient {
         if (!isNetworkFailure(e) || attempt >= retries) throw e;
         const wait = backoffMs(attempt, this.opts.retryBackoffMs, this.opts.retryBackoffMaxMs);
         this.logger.debug(`${api.name} to ${String(target)} failed (${(e as Error).message}); retrying in ${wait} ms (attempt ${attempt + 1} of ${retries})`);
-        await sleep(wait);
+        await this.opts.clock.sleep(wait);
         if (target === 'controller') await this.refreshMetadata().catch(() => undefined);
       }
     }
@@ -149,6 +152,11 @@ export class NetworkClient {
   }
 
   /** The open connection to `nodeId`, or a new one (after an ApiVersions exchange when negotiating). */
+  /** The clock every time-out and back-off of this client runs on (its connections', consumers', producers'). */
+  get clock(): Clock {
+    return this.opts.clock;
+  }
+
   connectionTo(nodeId: number): Promise<BrokerConnection> {
     const existing = this.connections.get(nodeId);
     if (existing !== undefined && !existing.conn.isClosed) return existing.ready;
@@ -161,6 +169,7 @@ export class NetworkClient {
       clientId: this.opts.clientId,
       requestTimeoutMs: this.opts.requestTimeoutMs,
       maxInFlightRequests: this.opts.maxInFlightRequestsPerConnection,
+      clock: this.opts.clock,
     });
     // Concurrent callers share one connection and wait for the same handshake.
     const ready = (async (): Promise<BrokerConnection> => {

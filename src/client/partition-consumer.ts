@@ -1,10 +1,9 @@
-import { ErrorCode, errorName } from '../common/error-codes';
+import { ErrorCode, isRetriable } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
 import { TopicPartition } from '../common/topic-partition';
 import { FetchApi } from '../protocol/apis/fetch';
 import { ListOffsetsApi } from '../protocol/apis/list-offsets';
 import { batchesIn, Record, RecordBatch, TimestampType } from '../records';
-import { sleep } from './exponential-backoff';
 import { NetworkClient } from './network-client';
 
 export interface ConsumedRecord extends Record {
@@ -70,11 +69,11 @@ export class PartitionConsumer {
           topics: [{ name: tp.topic, partitions: [{ partitionIndex: tp.partition, timestamp, maxNumOffsets: 1 }] }],
         });
         const p = r.topics[0]?.partitions[0];
-        if (p !== undefined && p.errorCode === 0) return p.offset >= 0 ? p.offset : (p.oldStyleOffsets[0] ?? 0);
-        if (p !== undefined && !isRetriable(p.errorCode)) throw new KafkaError(errorName(p.errorCode) as never);
+        if (p !== undefined && p.errorCode === ErrorCode.NONE.code) return p.offset >= 0 ? p.offset : (p.oldStyleOffsets[0] ?? 0);
+        if (p !== undefined && !isRetriable(p.errorCode)) throw KafkaError.fromCode(p.errorCode);
       }
       if (attempt > 50) throw new KafkaError('LEADER_NOT_AVAILABLE', `No leader for ${tp.topic}-${tp.partition}`);
-      await sleep(100);
+      await this.client.clock.sleep(100);
       await this.client.refreshMetadata([tp.topic]).catch(() => undefined);
     }
   }
@@ -111,7 +110,7 @@ export class PartitionConsumer {
     const results = await Promise.all([...byLeader].map(([leader, positions]) => this.fetchFrom(leader, positions)));
     if (missingLeader || results.some((r) => r.refresh)) {
       await this.client.refreshMetadata().catch(() => undefined);
-      if (results.every((r) => r.batches.length === 0)) await sleep(100);
+      if (results.every((r) => r.batches.length === 0)) await this.client.clock.sleep(100);
     }
     return results.flatMap((r) => r.batches);
   }
@@ -155,7 +154,7 @@ export class PartitionConsumer {
           pos.offset = await this.listOffset(pos.tp, -2);
           continue;
         }
-        if (p.errorCode !== 0) {
+        if (p.errorCode !== ErrorCode.NONE.code) {
           refresh = true;
           continue;
         }
@@ -169,8 +168,4 @@ export class PartitionConsumer {
     }
     return { batches, refresh };
   }
-}
-
-function isRetriable(code: number): boolean {
-  return [ErrorCode.NOT_LEADER_OR_FOLLOWER.code, ErrorCode.LEADER_NOT_AVAILABLE.code, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code, ErrorCode.REQUEST_TIMED_OUT.code].includes(code);
 }

@@ -1,9 +1,9 @@
-import { ErrorCode, errorName } from '../common/error-codes';
+import { ErrorCode, isRetriable } from '../common/error-codes';
+import { Clock, TimerHandle } from '../common/time';
 import { KafkaError } from '../common/kafka-error';
 import { ProduceApi, ProduceResponse } from '../protocol/apis/produce';
 import { CompressionType, RecordBatchBuilder } from '../records';
 import { DefaultPartitioner } from './default-partitioner';
-import { sleep } from './exponential-backoff';
 import { NetworkClient } from './network-client';
 
 export interface ProducerOptions {
@@ -28,6 +28,7 @@ export interface ProducerOptions {
   maxInFlightRequestsPerConnection?: number;
   /** max.request.size (default 1048576): a Produce request takes batches up to this size (at least one). */
   maxRequestSize?: number;
+  clock?: Clock;
 }
 
 export interface RecordMetadata {
@@ -52,17 +53,6 @@ interface Batch {
   createdMs: number;
 }
 
-const RETRIABLE = new Set<number>([
-  ErrorCode.NOT_LEADER_OR_FOLLOWER.code,
-  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code,
-  ErrorCode.LEADER_NOT_AVAILABLE.code,
-  ErrorCode.REQUEST_TIMED_OUT.code,
-  ErrorCode.NOT_ENOUGH_REPLICAS.code,
-  ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND.code,
-  ErrorCode.KAFKA_STORAGE_ERROR.code,
-  ErrorCode.NETWORK_EXCEPTION.code,
-  ErrorCode.CORRUPT_MESSAGE.code,
-]);
 
 /**
  * The project's producer (the shape of Kafka's KafkaProducer, RecordAccumulator and Sender): records are
@@ -83,8 +73,9 @@ export class Producer {
   private readonly inFlightRequests = new Map<number, number>();
   /** Partitions with a batch waiting out retry.backoff.ms: nothing more of theirs is sent meanwhile. */
   private readonly retrying = new Map<string, number>();
-  private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId'>>;
-  private lingerTimer: NodeJS.Timeout | undefined;
+  private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId' | 'clock'>>;
+  private readonly clock: Clock;
+  private lingerTimer: TimerHandle | undefined;
   private lingerImmediate: NodeJS.Immediate | undefined;
   /** How big each partition's latest batch has grown, to size the buffer of its next one (see append). */
   private readonly lastBatchBytes = new Map<string, number>();
@@ -101,7 +92,9 @@ export class Producer {
       requestTimeoutMs: options.requestTimeoutMs ?? 30000,
       allowAutoTopicCreation: true,
       maxInFlightRequestsPerConnection: Math.max(1, options.maxInFlightRequestsPerConnection ?? 5),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
+    this.clock = this.client.clock;
     this.o = {
       acks: options.acks ?? 1,
       compression: options.compression ?? CompressionType.NONE,
@@ -119,14 +112,14 @@ export class Producer {
 
   /** Partition count of a topic, waiting (up to delivery.timeout.ms) for it to exist with leaders. */
   async partitionsFor(topic: string): Promise<number> {
-    const deadline = Date.now() + this.o.deliveryTimeoutMs;
+    const deadline = this.clock.nowMs() + this.o.deliveryTimeoutMs;
     for (let attempt = 0; ; attempt++) {
       const md = attempt === 0 ? await this.client.ensureMetadata([topic]) : (await this.client.refreshMetadata([topic]), this.client.metadata);
       const info = md.topics.get(topic);
-      if (info !== undefined && info.errorCode === 0 && info.partitions.length > 0) return info.partitions.length;
-      if (info !== undefined && info.errorCode !== 0 && !RETRIABLE.has(info.errorCode)) throw new KafkaError(errorName(info.errorCode) as never);
-      if (Date.now() > deadline) throw new KafkaError('REQUEST_TIMED_OUT', `Topic ${topic} not present in metadata after ${this.o.deliveryTimeoutMs} ms.`);
-      await sleep(this.o.retryBackoffMs);
+      if (info !== undefined && info.errorCode === ErrorCode.NONE.code && info.partitions.length > 0) return info.partitions.length;
+      if (info !== undefined && info.errorCode !== ErrorCode.NONE.code && !isRetriable(info.errorCode)) throw KafkaError.fromCode(info.errorCode);
+      if (this.clock.nowMs() > deadline) throw new KafkaError('REQUEST_TIMED_OUT', `Topic ${topic} not present in metadata after ${this.o.deliveryTimeoutMs} ms.`);
+      await this.clock.sleep(this.o.retryBackoffMs);
     }
   }
 
@@ -151,7 +144,7 @@ export class Producer {
       return;
     }
     const info = this.client.metadata.topics.get(topic);
-    if (this.waitingForMetadata === 0 && info !== undefined && info.errorCode === 0 && info.partitions.length > 0) {
+    if (this.waitingForMetadata === 0 && info !== undefined && info.errorCode === ErrorCode.NONE.code && info.partitions.length > 0) {
       this.append(topic, key, value, partition ?? this.partitioner.partition(key, info.partitions.length), callback, cookie);
       return;
     }
@@ -185,12 +178,12 @@ export class Producer {
       // and that many fresh 16 KiB buffers (memory outside the JS heap) forced a full garbage collection several
       // times a second. Room for twice what this partition's last batch took still avoids regrowing it.
       const initialCapacity = Math.min(this.o.batchSize + 1024, Math.max(1024, 2 * (this.lastBatchBytes.get(tp) ?? this.o.batchSize)));
-      batch = { topic, partition: p, builder: new RecordBatchBuilder({ compression: this.o.compression, initialCapacity }), callbacks: [], cookies: [], createdMs: Date.now() };
+      batch = { topic, partition: p, builder: new RecordBatchBuilder({ compression: this.o.compression, initialCapacity }), callbacks: [], cookies: [], createdMs: this.clock.nowMs() };
       this.open.set(tp, batch);
     }
     batch.callbacks.push(callback);
     batch.cookies.push(cookie);
-    batch.builder.append({ key, value, timestamp: Date.now() });
+    batch.builder.append({ key, value, timestamp: this.clock.nowMs() });
     if (batch.builder.estimatedSizeInBytes() >= this.o.batchSize) this.seal(tp);
     else this.scheduleLinger();
   }
@@ -211,7 +204,7 @@ export class Producer {
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
-    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    this.lingerTimer?.cancel();
     if (this.lingerImmediate) clearImmediate(this.lingerImmediate);
     this.client.close();
   }
@@ -227,7 +220,7 @@ export class Producer {
       return;
     }
     if (this.lingerTimer !== undefined) return;
-    this.lingerTimer = setTimeout(() => {
+    this.lingerTimer = this.clock.setTimer(() => {
       this.lingerTimer = undefined;
       this.drain();
     }, this.o.lingerMs);
@@ -263,7 +256,7 @@ export class Producer {
    * can take another request and nothing of its partition waits ahead of it: records arriving meanwhile join it.
    */
   private takeReadyBatches(): void {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     let waiting = false;
     for (const [tp, b] of this.open) {
       if (this.flushing === 0 && now - b.createdMs < this.o.lingerMs) {
@@ -332,14 +325,14 @@ export class Producer {
         for (const b of batches) {
           const r = findPartition(response, b.topic, b.partition);
           if (r === undefined) this.fail(b, new KafkaError('UNKNOWN_SERVER_ERROR', 'Partition missing from the produce response'));
-          else if (r.errorCode === 0) this.complete(b, r.baseOffset);
-          else if (RETRIABLE.has(r.errorCode) && this.canRetry(b)) retry.push(b);
-          else this.fail(b, new KafkaError(errorName(r.errorCode) as never));
+          else if (r.errorCode === ErrorCode.NONE.code) this.complete(b, r.baseOffset);
+          else if (isRetriable(r.errorCode) && this.canRetry(b)) retry.push(b);
+          else this.fail(b, KafkaError.fromCode(r.errorCode));
         }
       }
     } catch (err) {
       for (const b of batches) {
-        if (err instanceof KafkaError && RETRIABLE.has(err.code) && this.canRetry(b)) retry.push(b);
+        if (err instanceof KafkaError && err.retriable && this.canRetry(b)) retry.push(b);
         else this.fail(b, err as Error);
       }
     }
@@ -355,7 +348,7 @@ export class Producer {
     const tps = retry.map((b) => `${b.topic}-${b.partition}`);
     for (const tp of tps) this.retrying.set(tp, (this.retrying.get(tp) ?? 0) + 1);
     try {
-      await sleep(this.o.retryBackoffMs);
+      await this.clock.sleep(this.o.retryBackoffMs);
       await this.client.refreshMetadata([...new Set(retry.map((b) => b.topic))]).catch(() => undefined);
     } finally {
       for (let i = retry.length - 1; i >= 0; i--) {
@@ -371,7 +364,7 @@ export class Producer {
   }
 
   private canRetry(b: Batch): boolean {
-    return Date.now() - b.createdMs < this.o.deliveryTimeoutMs;
+    return this.clock.nowMs() - b.createdMs < this.o.deliveryTimeoutMs;
   }
 
   private complete(b: Batch, baseOffset: number): void {

@@ -114,3 +114,17 @@ for (const name of Object.keys(ErrorCode) as ErrorName[]) byCode.set(ErrorCode[n
 export function errorName(code: number): string {
   return byCode.get(code) ?? `UNKNOWN(${code})`;
 }
+
+/** The table's entry for a code; undefined for codes newer than this table. */
+export function errorNameOf(code: number): ErrorName | undefined {
+  return byCode.get(code);
+}
+
+/**
+ * Kafka's one rule for retrying (the exception class of `Errors` extends RetriableException): the producer, the
+ * consumer and the tools all retry exactly these. A code this table does not know is not retried.
+ */
+export function isRetriable(code: number): boolean {
+  const name = byCode.get(code);
+  return name !== undefined && ErrorCode[name].retriable;
+}

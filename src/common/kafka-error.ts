@@ -1,4 +1,4 @@
-import { ErrorCode, ErrorName } from './error-codes';
+import { ErrorCode, ErrorName, errorNameOf } from './error-codes';
 
 /**
  * An outcome that travels to a client as a Kafka error code. Anything that is not a KafkaError reaching a
@@ -15,5 +15,15 @@ export class KafkaError extends Error {
     this.errorName = errorName;
     this.code = ErrorCode[errorName].code;
     this.retriable = ErrorCode[errorName].retriable;
+  }
+
+  /**
+   * The error a response's code stands for (kafkajs's createErrorFromCode, Kafka's Errors.forCode). A code newer
+   * than the table becomes UNKNOWN_SERVER_ERROR with the number in its message, as Kafka's client reports it.
+   */
+  static fromCode(code: number, message?: string): KafkaError {
+    const name = errorNameOf(code);
+    if (name === undefined) return new KafkaError('UNKNOWN_SERVER_ERROR', message ?? `Unknown error code ${code}`);
+    return new KafkaError(name, message);
   }
 }

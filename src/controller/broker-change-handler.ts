@@ -1,3 +1,4 @@
+import { ErrorCode } from '../common/error-codes';
 import { Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
@@ -89,12 +90,12 @@ export class BrokerChangeHandler {
     const ctx = this.controller.context;
     if (!ctx.liveBrokers.has(brokerId)) {
       this.log.warn(`Broker id ${brokerId} does not exist.`);
-      return { errorCode: 8, remaining: [] };
+      return { errorCode: ErrorCode.BROKER_NOT_AVAILABLE.code, remaining: [] };
     }
     const current = ctx.brokerEpochs.get(brokerId) ?? -1;
     if (brokerEpoch !== -1 && brokerEpoch < current) {
       this.log.info(`Received controlled shutdown request from an old broker epoch ${brokerEpoch} for broker ${brokerId}. Current broker epoch is ${current}.`);
-      return { errorCode: 77, remaining: [] };
+      return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, remaining: [] };
     }
     this.log.info(`Shutting down broker ${brokerId}`);
     ctx.shuttingDownBrokerIds.add(brokerId);
@@ -107,6 +108,6 @@ export class BrokerChangeHandler {
     await this.controller.rsm.handleStateChanges(followed.map((tp) => ({ tp, replica: brokerId })), 'OfflineReplica');
     const remaining = ctx.partitionsLedBy(brokerId).filter((tp) => ctx.replicasFor(tp).length > 1);
     if (this.log.isTraceEnabled()) this.log.trace(`All leaders = ${hashSet(ctx.allPartitions().map((tp) => `${tpString(tp)} -> ${ctx.leadership.get(tpString(tp))?.state.leader ?? -1}`))}`);
-    return { errorCode: 0, remaining };
+    return { errorCode: ErrorCode.NONE.code, remaining };
   }
 }

@@ -1,3 +1,5 @@
+import { ErrorCode } from '../common/error-codes';
+import { SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { BrokerConnection } from '../client/broker-connection';
 import { ApiDefinition } from '../protocol/api-definition';
@@ -137,7 +139,7 @@ class BrokerSender {
           .withPrefix(`[Controller id=${this.controllerId} epoch=${this.epoch()}] `)
           .trace(`Received response ${JSON.stringify(response)} for request ${item.api.name} with correlation id 0 sent to broker ${this.node}`);
         const errorCode = (response as { errorCode?: number }).errorCode ?? 0;
-        if (errorCode !== 0) this.stateChangeLog.warn(`Received error ${errorName(errorCode)} in ${item.api.name} response from broker ${this.broker.id}`);
+        if (errorCode !== ErrorCode.NONE.code) this.stateChangeLog.warn(`Received error ${errorName(errorCode)} in ${item.api.name} response from broker ${this.broker.id}`);
         try {
           item.onResponse?.(response as never);
         } catch (err) {
@@ -148,7 +150,7 @@ class BrokerSender {
         this.log.warn(`Controller ${this.controllerId} epoch ${this.epoch()} fails to send request ${item.api.name} to broker ${this.node}. Reconnecting to broker.`, err);
         this.connection?.close();
         this.connection = undefined;
-        await new Promise((resolve) => setTimeout(resolve, RETRY_BACKOFF_MS));
+        await SYSTEM_CLOCK.sleep(RETRY_BACKOFF_MS);
       }
     }
   }

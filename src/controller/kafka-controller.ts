@@ -1,3 +1,4 @@
+import { ErrorCode } from '../common/error-codes';
 import { getLogger, Logger } from '../common/logging/logging';
 import { Scheduler } from '../common/scheduler';
 import { SystemClock } from '../common/time';
@@ -443,7 +444,7 @@ export class KafkaController {
     return new Promise((resolve) => {
       this.enqueue('ControlledShutdown', async () => {
         if (!this.isActive) {
-          resolve({ errorCode: 41, remaining: [] });
+          resolve({ errorCode: ErrorCode.NOT_CONTROLLER.code, remaining: [] });
           return;
         }
         resolve(await this.brokerChange().doControlledShutdown(brokerId, brokerEpoch));

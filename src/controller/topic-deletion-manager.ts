@@ -1,3 +1,4 @@
+import { ErrorCode } from '../common/error-codes';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { ControllerZk } from '../zk/controller-zk';
@@ -69,7 +70,7 @@ export class TopicDeletionManager {
       const dash = tp.lastIndexOf('-');
       const pr = { tp: { topic: tp.slice(0, dash), partition: Number(tp.slice(dash + 1)) }, replica: brokerId };
       if (this.context.replicaState(pr.tp, brokerId) !== 'ReplicaDeletionStarted') continue;
-      (code === 0 ? succeeded : failed).push(pr);
+      (code === ErrorCode.NONE.code ? succeeded : failed).push(pr);
     }
     if (failed.length > 0) {
       await this.replicaStateMachine.handleStateChanges(failed, 'ReplicaDeletionIneligible');

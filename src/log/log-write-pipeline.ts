@@ -1,3 +1,4 @@
+import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { LogSegment } from './log-segment';
 
 /**
@@ -60,7 +61,7 @@ const MIN_SECOND_WRITE_BYTES = 256 << 10;
 const SYNC_WRITE_MAX_BYTES = 16 << 10;
 
 /** A synchronous write slower than this (the kernel throttling dirty pages, a slow disk) ... */
-const SLOW_SYNC_WRITE_NS = 2_000_000n;
+const SLOW_SYNC_WRITE_MS = 2;
 
 /** ... sends every write to the pool for this long, so a struggling disk never stalls the event loop for long. */
 const SYNC_WRITE_BACKOFF_MS = 10_000;
@@ -78,6 +79,7 @@ export class LogWritePipeline<T> {
     private readonly onWritten: (value: T) => void,
     private readonly onError: (err: unknown) => unknown,
     private readonly syncWriteMaxBytes = SYNC_WRITE_MAX_BYTES,
+    private readonly clock: Clock = SYSTEM_CLOCK,
   ) {}
 
   /** True while writes are queued or in flight. */
@@ -129,7 +131,7 @@ export class LogWritePipeline<T> {
     this.running++;
     const buffers = new Array<Buffer>(count);
     for (let i = 0; i < count; i++) buffers[i] = (appends[i] as Pending<T>).records;
-    if (this.running === 1 && end - first.position <= this.syncWriteMaxBytes && Date.now() >= this.syncWritesPausedUntil) {
+    if (this.running === 1 && end - first.position <= this.syncWriteMaxBytes && this.clock.nowMs() >= this.syncWritesPausedUntil) {
       this.writeNow(write, buffers, first.position);
       return;
     }
@@ -140,7 +142,7 @@ export class LogWritePipeline<T> {
   }
 
   private writeNow(write: Write<T>, buffers: Buffer[], position: number): void {
-    const started = process.hrtime.bigint();
+    const started = this.clock.hiResClockMs();
     let error: unknown;
     let failed = false;
     try {
@@ -149,7 +151,7 @@ export class LogWritePipeline<T> {
       failed = true;
       error = err;
     }
-    if (process.hrtime.bigint() - started > SLOW_SYNC_WRITE_NS) this.syncWritesPausedUntil = Date.now() + SYNC_WRITE_BACKOFF_MS;
+    if (this.clock.hiResClockMs() - started > SLOW_SYNC_WRITE_MS) this.syncWritesPausedUntil = this.clock.nowMs() + SYNC_WRITE_BACKOFF_MS;
     // Settled after the caller's synchronous code, as an asynchronous write would be, minus the thread hops.
     queueMicrotask(() => this.complete(write, failed, error));
   }

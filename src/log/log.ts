@@ -14,7 +14,7 @@ import { LogSegment } from './log-segment';
 import { LogSegments } from './log-segments';
 import { AppendOrigin, ValidatedRecords, validateAndAssignOffsets, validateFollowerRecords } from './log-validator';
 import { LogWritePipeline } from './log-write-pipeline';
-import { SerialQueue } from './serial-queue';
+import { SerialQueue } from '../common/serial-queue';
 import { TopicPartition } from '../common/topic-partition';
 
 /**
@@ -138,6 +138,8 @@ export class Log {
         this.nextOffsetToAssign = this.nextOffset;
         return this.handleIoError('appending to the log', err);
       },
+      undefined,
+      p.clock,
     );
     this.logStartOffsetValue = loaded.logStartOffset;
     this.recoveryPointValue = loaded.recoveryPoint;

@@ -1,4 +1,8 @@
-/** Kafka's API keys (clients/.../protocol/ApiKeys.java) for every API this broker speaks. */
+/**
+ * Kafka 2.8's API keys by their enum names (clients/.../protocol/ApiKeys.java). Every place that means an API by
+ * its key says it through this table; `Apis` in `apis/index.ts` maps the ones this broker decodes to their
+ * definitions.
+ */
 export const ApiKey = {
   PRODUCE: 0,
   FETCH: 1,
@@ -24,10 +28,43 @@ export const ApiKey = {
   DELETE_RECORDS: 21,
   INIT_PRODUCER_ID: 22,
   OFFSET_FOR_LEADER_EPOCH: 23,
+  ADD_PARTITIONS_TO_TXN: 24,
+  ADD_OFFSETS_TO_TXN: 25,
+  END_TXN: 26,
+  WRITE_TXN_MARKERS: 27,
+  TXN_OFFSET_COMMIT: 28,
+  DESCRIBE_ACLS: 29,
+  CREATE_ACLS: 30,
+  DELETE_ACLS: 31,
   DESCRIBE_CONFIGS: 32,
   ALTER_CONFIGS: 33,
+  ALTER_REPLICA_LOG_DIRS: 34,
+  DESCRIBE_LOG_DIRS: 35,
+  SASL_AUTHENTICATE: 36,
   CREATE_PARTITIONS: 37,
+  CREATE_DELEGATION_TOKEN: 38,
+  RENEW_DELEGATION_TOKEN: 39,
+  EXPIRE_DELEGATION_TOKEN: 40,
+  DESCRIBE_DELEGATION_TOKEN: 41,
   DELETE_GROUPS: 42,
+  ELECT_LEADERS: 43,
+  INCREMENTAL_ALTER_CONFIGS: 44,
+  ALTER_PARTITION_REASSIGNMENTS: 45,
+  LIST_PARTITION_REASSIGNMENTS: 46,
+  OFFSET_DELETE: 47,
+  DESCRIBE_CLIENT_QUOTAS: 48,
+  ALTER_CLIENT_QUOTAS: 49,
+  DESCRIBE_USER_SCRAM_CREDENTIALS: 50,
+  ALTER_USER_SCRAM_CREDENTIALS: 51,
+  VOTE: 52,
+  BEGIN_QUORUM_EPOCH: 53,
+  END_QUORUM_EPOCH: 54,
+  DESCRIBE_QUORUM: 55,
+  ALTER_ISR: 56,
+  UPDATE_FEATURES: 57,
+  ENVELOPE: 58,
+  FETCH_SNAPSHOT: 59,
+  DESCRIBE_CLUSTER: 60,
 } as const;
 
 export type ApiKeyName = keyof typeof ApiKey;

@@ -2,6 +2,8 @@ import { NetworkClient } from '../client/network-client';
 import { ConsumedRecord, PartitionConsumer } from '../client/partition-consumer';
 import { ErrorCode, errorName } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
+import { Scheduler } from '../common/scheduler';
+import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { INTERNAL_TOPICS } from '../common/topic';
 import { TopicPartition, tpString } from '../common/topic-partition';
@@ -28,10 +30,8 @@ export interface GroupConsumerConfig {
   autoCommitIntervalMs?: number;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const code = (name: keyof typeof ErrorCode): number => ErrorCode[name].code;
-const COORDINATOR_ERRORS = new Set([code('NOT_COORDINATOR'), code('COORDINATOR_NOT_AVAILABLE'), code('COORDINATOR_LOAD_IN_PROGRESS')]);
-const REJOIN_ERRORS = new Set([code('REBALANCE_IN_PROGRESS'), code('ILLEGAL_GENERATION'), code('UNKNOWN_MEMBER_ID')]);
+const COORDINATOR_ERRORS = new Set([ErrorCode.NOT_COORDINATOR.code, ErrorCode.COORDINATOR_NOT_AVAILABLE.code, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code]);
+const REJOIN_ERRORS = new Set([ErrorCode.REBALANCE_IN_PROGRESS.code, ErrorCode.ILLEGAL_GENERATION.code, ErrorCode.UNKNOWN_MEMBER_ID.code]);
 
 /**
  * A group member of the modern consumer protocol (Kafka's ConsumerCoordinator, reduced to what the console
@@ -51,14 +51,18 @@ export class GroupConsumer {
   private assigned: TopicPartition[] = [];
   private readonly consumed = new Map<string, number>();
   private buffer: ConsumedRecord[] = [];
-  private heartbeatTimer: NodeJS.Timeout | undefined;
-  private lastCommitMs = Date.now();
+  /** Runs the heartbeat (Kafka's AbstractCoordinator heartbeat thread): a run never overlaps the previous one. */
+  private readonly scheduler: Scheduler;
+  private lastCommitMs: number;
   private closed = false;
 
   constructor(
     private readonly client: NetworkClient,
     config: GroupConsumerConfig,
+    private readonly clock: Clock = SYSTEM_CLOCK,
   ) {
+    this.scheduler = new Scheduler(clock);
+    this.lastCommitMs = clock.nowMs();
     if ((config.topics === undefined) === (config.pattern === undefined)) throw new Error('Exactly one of topics/pattern is required.');
     this.cfg = {
       groupId: config.groupId,
@@ -81,13 +85,13 @@ export class GroupConsumer {
   private async findCoordinator(): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       const r = await this.client.request('any', FindCoordinatorApi, { key: this.cfg.groupId, keyType: 0 });
-      if (r.errorCode === 0) {
+      if (r.errorCode === ErrorCode.NONE.code) {
         if (this.client.metadata.broker(r.nodeId) === undefined) await this.client.refreshMetadata();
         this.log.info(`Discovered group coordinator ${r.host}:${r.port} (id: ${r.nodeId})`);
         return r.nodeId;
       }
-      if (!COORDINATOR_ERRORS.has(r.errorCode) || attempt > 300) throw new KafkaError(errorName(r.errorCode) as never);
-      await sleep(100);
+      if (!COORDINATOR_ERRORS.has(r.errorCode) || attempt > 300) throw KafkaError.fromCode(r.errorCode);
+      await this.clock.sleep(100);
     }
   }
 
@@ -122,7 +126,7 @@ export class GroupConsumer {
           },
           { timeoutMs: this.cfg.rebalanceTimeoutMs + 5000 },
         );
-        if (joined.errorCode !== 0) {
+        if (joined.errorCode !== ErrorCode.NONE.code) {
           await this.onJoinError(joined.errorCode, joined.memberId);
           continue;
         }
@@ -136,7 +140,7 @@ export class GroupConsumer {
           groupInstanceId: null,
           assignments,
         });
-        if (synced.errorCode !== 0) {
+        if (synced.errorCode !== ErrorCode.NONE.code) {
           await this.onJoinError(synced.errorCode, this.memberId);
           continue;
         }
@@ -154,11 +158,11 @@ export class GroupConsumer {
   private async onJoinError(errorCode: number, memberId: string): Promise<void> {
     const name = errorName(errorCode);
     this.log.info(`JoinGroup/SyncGroup failed with ${name}; retrying`);
-    if (errorCode === code('MEMBER_ID_REQUIRED')) this.memberId = memberId;
-    else if (errorCode === code('UNKNOWN_MEMBER_ID') || errorCode === code('ILLEGAL_GENERATION')) this.memberId = errorCode === code('UNKNOWN_MEMBER_ID') ? '' : this.memberId;
+    if (errorCode === ErrorCode.MEMBER_ID_REQUIRED.code) this.memberId = memberId;
+    else if (errorCode === ErrorCode.UNKNOWN_MEMBER_ID.code || errorCode === ErrorCode.ILLEGAL_GENERATION.code) this.memberId = errorCode === ErrorCode.UNKNOWN_MEMBER_ID.code ? '' : this.memberId;
     else if (COORDINATOR_ERRORS.has(errorCode)) this.coordinator = undefined;
-    else if (errorCode !== code('REBALANCE_IN_PROGRESS')) throw new KafkaError(name as never);
-    await sleep(100);
+    else if (errorCode !== ErrorCode.REBALANCE_IN_PROGRESS.code) throw KafkaError.fromCode(errorCode);
+    await this.clock.sleep(100);
   }
 
   /** The leader's job: range-assign every member's subscribed topics (members ordered by id, as Kafka's). */
@@ -199,18 +203,17 @@ export class GroupConsumer {
 
   async start(): Promise<void> {
     await this.join();
-    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.cfg.heartbeatIntervalMs);
-    this.heartbeatTimer.unref();
+    this.scheduler.schedule('heartbeat', () => this.heartbeat(), this.cfg.heartbeatIntervalMs, this.cfg.heartbeatIntervalMs);
   }
 
   private async heartbeat(): Promise<void> {
     if (this.joining || this.needsJoin || this.closed || this.coordinator === undefined) return;
     try {
       const r = await this.client.request(this.coordinator, HeartbeatApi, { groupId: this.cfg.groupId, generationId: this.generationId, memberId: this.memberId, groupInstanceId: null });
-      if (r.errorCode === 0) return;
+      if (r.errorCode === ErrorCode.NONE.code) return;
       this.log.info(`Heartbeat answered ${errorName(r.errorCode)}: rejoining`);
       if (COORDINATOR_ERRORS.has(r.errorCode)) this.coordinator = undefined;
-      if (r.errorCode === code('UNKNOWN_MEMBER_ID')) this.memberId = '';
+      if (r.errorCode === ErrorCode.UNKNOWN_MEMBER_ID.code) this.memberId = '';
       if (REJOIN_ERRORS.has(r.errorCode) || COORDINATOR_ERRORS.has(r.errorCode)) this.needsJoin = true;
     } catch {
       this.coordinator = undefined;
@@ -224,10 +227,10 @@ export class GroupConsumer {
       if (this.cfg.enableAutoCommit) await this.commit().catch(() => undefined);
       await this.join();
     }
-    if (this.cfg.enableAutoCommit && Date.now() - this.lastCommitMs >= this.cfg.autoCommitIntervalMs) await this.commit().catch(() => undefined);
+    if (this.cfg.enableAutoCommit && this.clock.nowMs() - this.lastCommitMs >= this.cfg.autoCommitIntervalMs) await this.commit().catch(() => undefined);
     if (this.buffer.length === 0) {
       if (this.fetcher === undefined || this.assigned.length === 0) {
-        await sleep(100);
+        await this.clock.sleep(100);
         return [];
       }
       this.buffer = await this.fetcher.poll();
@@ -239,7 +242,7 @@ export class GroupConsumer {
 
   /** Commits the consumed position of every assigned partition with this member's generation. */
   async commit(): Promise<void> {
-    this.lastCommitMs = Date.now();
+    this.lastCommitMs = this.clock.nowMs();
     if (this.coordinator === undefined || this.assigned.length === 0) return;
     const topics = new Map<string, { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; commitTimestamp: number; committedMetadata: string }[]>();
     for (const tp of this.assigned) {
@@ -255,18 +258,18 @@ export class GroupConsumer {
       retentionTimeMs: -1,
       topics: [...topics].map(([name, partitions]) => ({ name, partitions })),
     });
-    const failed = r.topics.flatMap((t) => t.partitions).find((p) => p.errorCode !== 0);
+    const failed = r.topics.flatMap((t) => t.partitions).find((p) => p.errorCode !== ErrorCode.NONE.code);
     if (failed !== undefined) {
       if (REJOIN_ERRORS.has(failed.errorCode)) this.needsJoin = true;
       if (COORDINATOR_ERRORS.has(failed.errorCode)) this.coordinator = undefined;
-      throw new KafkaError(errorName(failed.errorCode) as never, `Offset commit failed: ${errorName(failed.errorCode)}`);
+      throw KafkaError.fromCode(failed.errorCode, `Offset commit failed: ${errorName(failed.errorCode)}`);
     }
   }
 
   /** Commits (auto commit on) and leaves the group so that the others rebalance at once. */
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
+    await this.scheduler.shutdown();
     if (this.cfg.enableAutoCommit && !this.needsJoin) await this.commit().catch((err: unknown) => this.log.warn('Offset commit on close failed', err));
     this.closed = true;
     if (this.coordinator !== undefined && this.memberId !== '') {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, ErrorName } from '../common/error-codes';
 import { getLogger } from '../common/logging/logging';
-import { Clock, SYSTEM_CLOCK, TimerHandle } from '../common/time';
+import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { GroupMetadata } from './group-metadata';
 import { GroupState } from './group-state';
 import { JoinResult, MemberMetadata, MemberProtocol, SyncResult } from './member-metadata';
@@ -20,11 +20,9 @@ export interface GroupCoordinatorConfig {
 export interface GroupCoordinatorDeps {
   config: GroupCoordinatorConfig;
   offsetStore: ZkOffsetStore;
-  /** Whether this broker leads the group's `__consumer_offsets` partition, i.e. coordinates it now. */
-  isCoordinatorFor(groupId: string): boolean;
+  /** The `__consumer_offsets` partition of a group (Kafka's partitionFor). */
+  partitionFor(groupId: string): number;
   clock?: Clock;
-  /** How often groups this broker no longer coordinates are unloaded (leadership moved away). */
-  ownershipCheckIntervalMs?: number;
 }
 
 export interface JoinGroupParams {
@@ -51,35 +49,43 @@ export interface DescribedGroupInfo {
   members: { memberId: string; clientId: string; clientHost: string; metadata: Buffer; assignment: Buffer }[];
 }
 
-const code = (name: ErrorName): number => ErrorCode[name].code;
 const EMPTY = Buffer.alloc(0);
 
 function joinError(memberId: string, name: ErrorName): JoinResult {
-  return { errorCode: code(name), generationId: -1, protocolName: '', leaderId: '', memberId, members: [] };
+  return { errorCode: ErrorCode[name].code, generationId: -1, protocolName: '', leaderId: '', memberId, members: [] };
 }
 
 /**
  * The group coordinator (Kafka's GroupCoordinator) for the groups whose `__consumer_offsets` partition this
  * broker leads. It runs the JoinGroup/SyncGroup rebalance protocol (see GroupMetadata for the states), expires
- * members whose session times out, and stores committed offsets in ZooKeeper. Nothing is loaded when
- * leadership arrives (ZooKeeper already holds the offsets): members of a moved group get NOT_COORDINATOR from
- * the old broker, find the new one, and rejoin it as new members.
+ * members whose session times out, and stores committed offsets in ZooKeeper. The broker tells it which
+ * partitions it leads from LeaderAndIsr and StopReplica (Kafka's onElection and onResignation). Nothing needs
+ * loading when leadership arrives (ZooKeeper already holds the offsets); when it leaves, the partition's groups
+ * are unloaded and their members get NOT_COORDINATOR, find the new coordinator and rejoin it as new members.
  */
 export class GroupCoordinator {
   private readonly groups = new Map<string, GroupMetadata>();
   private readonly clock: Clock;
-  private ownershipTimer: TimerHandle | null = null;
-  private shutDown = false;
+  /** The `__consumer_offsets` partitions this broker leads (Kafka's GroupMetadataManager.ownedPartitions). */
+  private readonly ownedPartitions = new Set<number>();
+  private active = false;
 
   constructor(private readonly deps: GroupCoordinatorDeps) {
     this.clock = deps.clock ?? SYSTEM_CLOCK;
-    this.scheduleOwnershipCheck();
+  }
+
+  startup(): void {
+    log.info('Starting up.');
+    this.active = true;
+    log.info('Startup complete.');
   }
 
   shutdown(): void {
-    this.shutDown = true;
-    this.ownershipTimer?.cancel();
+    log.info('Shutting down.');
+    this.active = false;
     for (const g of [...this.groups.values()]) this.unload(g, 'COORDINATOR_NOT_AVAILABLE');
+    this.ownedPartitions.clear();
+    log.info('Shutdown complete.');
   }
 
   /** The group's in-memory state, for tests and tools. */
@@ -87,17 +93,33 @@ export class GroupCoordinator {
     return this.groups.get(groupId);
   }
 
-  private scheduleOwnershipCheck(): void {
-    if (this.shutDown) return;
-    this.ownershipTimer = this.clock.setTimer(() => {
-      for (const g of [...this.groups.values()]) {
-        if (!this.deps.isCoordinatorFor(g.groupId)) {
-          log.info(`Unloading group ${g.groupId}: this broker no longer leads its __consumer_offsets partition`);
-          this.unload(g, 'NOT_COORDINATOR');
-        }
-      }
-      this.scheduleOwnershipCheck();
-    }, this.deps.ownershipCheckIntervalMs ?? 1000);
+  partitionFor(groupId: string): number {
+    return this.deps.partitionFor(groupId);
+  }
+
+  /** This broker became the leader of `__consumer_offsets` partition `partition` (a LeaderAndIsr). */
+  onElection(partition: number): void {
+    if (this.ownedPartitions.has(partition)) return;
+    log.info(`Elected as the group coordinator for partition ${partition}`);
+    this.ownedPartitions.add(partition);
+  }
+
+  /** This broker no longer leads the partition (LeaderAndIsr as follower, or StopReplica): its groups leave. */
+  onResignation(partition: number): void {
+    if (!this.ownedPartitions.delete(partition)) return;
+    log.info(`Resigned as the group coordinator for partition ${partition}`);
+    let removed = 0;
+    for (const g of [...this.groups.values()]) {
+      if (this.deps.partitionFor(g.groupId) !== partition) continue;
+      this.unload(g, 'NOT_COORDINATOR');
+      removed++;
+    }
+    if (removed > 0) log.info(`Unloaded ${removed} groups of __consumer_offsets-${partition}`);
+  }
+
+  /** Whether this broker coordinates the group now: it leads the group's `__consumer_offsets` partition. */
+  isCoordinatorFor(groupId: string): boolean {
+    return this.ownedPartitions.has(this.deps.partitionFor(groupId));
   }
 
   /** Drops a group (Kafka's onResignation/removeGroup): parked requests are answered with `error`. */
@@ -118,13 +140,13 @@ export class GroupCoordinator {
     member.awaitingJoin = null;
     member.awaitingSync = null;
     join?.(joinError(member.memberId, error));
-    sync?.({ errorCode: code(error), assignment: EMPTY });
+    sync?.({ errorCode: ErrorCode[error].code, assignment: EMPTY });
   }
 
   private checkCoordinator(groupId: string): ErrorName | null {
     if (groupId === '') return 'INVALID_GROUP_ID';
-    if (this.shutDown) return 'COORDINATOR_NOT_AVAILABLE';
-    if (!this.deps.isCoordinatorFor(groupId)) return 'NOT_COORDINATOR';
+    if (!this.active) return 'COORDINATOR_NOT_AVAILABLE';
+    if (!this.isCoordinatorFor(groupId)) return 'NOT_COORDINATOR';
     return null;
   }
 
@@ -216,7 +238,7 @@ export class GroupCoordinator {
     const isLeader = member.memberId === group.leaderId;
     const protocol = group.protocolName ?? '';
     return {
-      errorCode: 0,
+      errorCode: ErrorCode.NONE.code,
       generationId: group.generationId,
       protocolName: protocol,
       leaderId: group.leaderId ?? '',
@@ -302,14 +324,14 @@ export class GroupCoordinator {
       m.assignment = EMPTY;
       const sync = m.awaitingSync;
       m.awaitingSync = null;
-      sync?.({ errorCode: code(error), assignment: EMPTY });
+      sync?.({ errorCode: ErrorCode[error].code, assignment: EMPTY });
     }
   }
 
   // ---- SyncGroup, Heartbeat, LeaveGroup ------------------------------------------------------------------------
 
   syncGroup(groupId: string, generationId: number, memberId: string, assignments: { memberId: string; assignment: Buffer }[]): Promise<SyncResult> {
-    const fail = (name: ErrorName): Promise<SyncResult> => Promise.resolve({ errorCode: code(name), assignment: EMPTY });
+    const fail = (name: ErrorName): Promise<SyncResult> => Promise.resolve({ errorCode: ErrorCode[name].code, assignment: EMPTY });
     const error = this.checkCoordinator(groupId);
     if (error !== null) return fail(error);
     const group = this.groups.get(groupId);
@@ -321,10 +343,10 @@ export class GroupCoordinator {
         return fail('REBALANCE_IN_PROGRESS');
       case 'Stable':
         this.scheduleHeartbeat(group, member);
-        return Promise.resolve({ errorCode: 0, assignment: member.assignment });
+        return Promise.resolve({ errorCode: ErrorCode.NONE.code, assignment: member.assignment });
       case 'CompletingRebalance': {
         this.scheduleHeartbeat(group, member);
-        member.awaitingSync?.({ errorCode: code('REBALANCE_IN_PROGRESS'), assignment: EMPTY });
+        member.awaitingSync?.({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS.code, assignment: EMPTY });
         const result = new Promise<SyncResult>((resolve) => {
           member.awaitingSync = resolve;
         });
@@ -336,7 +358,7 @@ export class GroupCoordinator {
           for (const m of group.members.values()) {
             const answer = m.awaitingSync;
             m.awaitingSync = null;
-            answer?.({ errorCode: 0, assignment: m.assignment });
+            answer?.({ errorCode: ErrorCode.NONE.code, assignment: m.assignment });
           }
         }
         return result;
@@ -348,28 +370,28 @@ export class GroupCoordinator {
 
   heartbeat(groupId: string, generationId: number, memberId: string): number {
     const error = this.checkCoordinator(groupId);
-    if (error !== null) return code(error);
+    if (error !== null) return ErrorCode[error].code;
     const group = this.groups.get(groupId);
     const member = group?.members.get(memberId);
-    if (group === undefined || member === undefined || group.is('Empty') || group.is('Dead')) return code('UNKNOWN_MEMBER_ID');
-    if (generationId !== group.generationId) return code('ILLEGAL_GENERATION');
+    if (group === undefined || member === undefined || group.is('Empty') || group.is('Dead')) return ErrorCode.UNKNOWN_MEMBER_ID.code;
+    if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION.code;
     this.scheduleHeartbeat(group, member);
     // PreparingRebalance: this answer is how members learn that they must rejoin.
-    return group.is('PreparingRebalance') ? code('REBALANCE_IN_PROGRESS') : 0;
+    return group.is('PreparingRebalance') ? ErrorCode.REBALANCE_IN_PROGRESS.code : 0;
   }
 
   /** Removes members; each gets its own error code (top level for LeaveGroup v0-2). */
   leaveGroup(groupId: string, memberIds: string[]): { errorCode: number; members: { memberId: string; errorCode: number }[] } {
     const error = this.checkCoordinator(groupId);
-    if (error !== null) return { errorCode: code(error), members: [] };
+    if (error !== null) return { errorCode: ErrorCode[error].code, members: [] };
     const group = this.groups.get(groupId);
-    if (group === undefined) return { errorCode: code('UNKNOWN_MEMBER_ID'), members: memberIds.map((memberId) => ({ memberId, errorCode: code('UNKNOWN_MEMBER_ID') })) };
+    if (group === undefined) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID.code, members: memberIds.map((memberId) => ({ memberId, errorCode: ErrorCode.UNKNOWN_MEMBER_ID.code })) };
     const members = memberIds.map((memberId) => {
       const member = group.members.get(memberId);
-      if (member === undefined) return { memberId, errorCode: code('UNKNOWN_MEMBER_ID') };
+      if (member === undefined) return { memberId, errorCode: ErrorCode.UNKNOWN_MEMBER_ID.code };
       log.info(`Member ${memberId} in group ${groupId} has left, removing it from the group`);
       this.removeMemberAndUpdateGroup(group, member);
-      return { memberId, errorCode: 0 };
+      return { memberId, errorCode: ErrorCode.NONE.code };
     });
     return { errorCode: memberIds.length === 1 ? members[0]!.errorCode : 0, members };
   }
@@ -406,7 +428,7 @@ export class GroupCoordinator {
    * members; otherwise the member and generation must match and the group must not be awaiting its assignment.
    */
   async commitOffsets(groupId: string, generationId: number, memberId: string, offsets: CommitPartition[]): Promise<number[]> {
-    const all = (name: ErrorName): number[] => offsets.map(() => code(name));
+    const all = (name: ErrorName): number[] => offsets.map(() => ErrorCode[name].code);
     const error = this.checkCoordinator(groupId);
     if (error !== null) return all(error);
     const group = this.groups.get(groupId);
@@ -431,11 +453,11 @@ export class GroupCoordinator {
     const results = await this.deps.offsetStore.commit(groupId, offsets.filter((_, i) => valid[i]));
     let next = 0;
     return offsets.map((o, i) => {
-      if (!valid[i]) return code('OFFSET_METADATA_TOO_LARGE');
+      if (!valid[i]) return ErrorCode.OFFSET_METADATA_TOO_LARGE.code;
       const err = results[next++];
       if (err) {
         log.warn(`Failed to commit offset ${o.offset} of ${o.topic}-${o.partition} for group ${groupId}`, err);
-        return code('UNKNOWN_SERVER_ERROR');
+        return ErrorCode.UNKNOWN_SERVER_ERROR.code;
       }
       return 0;
     });
@@ -445,16 +467,16 @@ export class GroupCoordinator {
   async fetchOffsets(groupId: string, partitions: { topic: string; partition: number }[] | null, checkCoordinator = true): Promise<{ errorCode: number; offsets: TopicPartitionOffset[] }> {
     if (checkCoordinator) {
       const error = this.checkCoordinator(groupId);
-      if (error !== null) return { errorCode: code(error), offsets: [] };
+      if (error !== null) return { errorCode: ErrorCode[error].code, offsets: [] };
     }
     if (partitions === null) {
       const all = await this.deps.offsetStore.fetchAll(groupId);
       const offsets: TopicPartitionOffset[] = [];
       for (const [topic, byPartition] of all) for (const [partition, offset] of byPartition) offsets.push({ topic, partition, offset });
-      return { errorCode: 0, offsets };
+      return { errorCode: ErrorCode.NONE.code, offsets };
     }
     const values = await this.deps.offsetStore.fetchMany(groupId, partitions);
-    return { errorCode: 0, offsets: partitions.map((p, i) => ({ ...p, offset: values[i]! })) };
+    return { errorCode: ErrorCode.NONE.code, offsets: partitions.map((p, i) => ({ ...p, offset: values[i]! })) };
   }
 
   // ---- ListGroups, DescribeGroups, DeleteGroups ------------------------------------------------------------
@@ -466,9 +488,9 @@ export class GroupCoordinator {
   async listGroups(): Promise<{ groupId: string; protocolType: string; state: GroupState }[]> {
     const result = new Map<string, { groupId: string; protocolType: string; state: GroupState }>();
     for (const g of this.groups.values()) {
-      if (this.deps.isCoordinatorFor(g.groupId) && !g.is('Dead')) result.set(g.groupId, { groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state });
+      if (this.isCoordinatorFor(g.groupId) && !g.is('Dead')) result.set(g.groupId, { groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state });
     }
-    const stored = (await this.deps.offsetStore.allGroups()).filter((g) => !result.has(g) && this.deps.isCoordinatorFor(g));
+    const stored = (await this.deps.offsetStore.allGroups()).filter((g) => !result.has(g) && this.isCoordinatorFor(g));
     const withOffsets = await Promise.all(stored.map((g) => this.deps.offsetStore.hasOffsets(g)));
     stored.forEach((g, i) => {
       if (withOffsets[i]) result.set(g, { groupId: g, protocolType: '', state: 'Empty' });
@@ -479,14 +501,14 @@ export class GroupCoordinator {
   async describeGroup(groupId: string): Promise<DescribedGroupInfo> {
     const none = (errorCode: number, state: GroupState): DescribedGroupInfo => ({ errorCode, groupId, state, protocolType: '', protocolName: '', members: [] });
     const error = this.checkCoordinator(groupId);
-    if (error !== null) return none(code(error), 'Dead');
+    if (error !== null) return none(ErrorCode[error].code, 'Dead');
     const group = this.groups.get(groupId);
     if (group === undefined || group.is('Dead')) return none(0, (await this.deps.offsetStore.hasOffsets(groupId)) ? 'Empty' : 'Dead');
     // Only a Stable group shows the chosen protocol and each member's metadata and assignment (as Kafka).
     const stable = group.is('Stable');
     const protocol = group.protocolName ?? '';
     return {
-      errorCode: 0,
+      errorCode: ErrorCode.NONE.code,
       groupId,
       state: group.state,
       protocolType: group.protocolType ?? '',
@@ -506,16 +528,16 @@ export class GroupCoordinator {
     return Promise.all(
       groupIds.map(async (groupId) => {
         const error = this.checkCoordinator(groupId);
-        if (error !== null) return { groupId, errorCode: code(error) };
+        if (error !== null) return { groupId, errorCode: ErrorCode[error].code };
         const group = this.groups.get(groupId);
-        if (group !== undefined && !group.is('Empty') && !group.is('Dead')) return { groupId, errorCode: code('NON_EMPTY_GROUP') };
-        if ((await this.deps.offsetStore.registeredConsumers(groupId)).length > 0) return { groupId, errorCode: code('NON_EMPTY_GROUP') };
+        if (group !== undefined && !group.is('Empty') && !group.is('Dead')) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP.code };
+        if ((await this.deps.offsetStore.registeredConsumers(groupId)).length > 0) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP.code };
         const stored = await this.deps.offsetStore.groupExists(groupId);
-        if (group === undefined && !stored) return { groupId, errorCode: code('GROUP_ID_NOT_FOUND') };
+        if (group === undefined && !stored) return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND.code };
         if (group !== undefined) this.unload(group, 'COORDINATOR_NOT_AVAILABLE');
         await this.deps.offsetStore.deleteGroup(groupId);
         log.info(`Group ${groupId} deleted`);
-        return { groupId, errorCode: 0 };
+        return { groupId, errorCode: ErrorCode.NONE.code };
       }),
     );
   }

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { NetworkClient } from '../client/network-client';
 import { ConsumedRecord, PartitionConsumer } from '../client/partition-consumer';
+import { SerialQueue } from '../common/serial-queue';
+import { Scheduler, ScheduledTask } from '../common/scheduler';
+import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { INTERNAL_TOPICS } from '../common/topic';
 import { TopicPartition, tpString } from '../common/topic-partition';
@@ -42,7 +45,6 @@ export interface ZookeeperConsumerConfig {
 
 export class ConsumerRebalanceFailedError extends Error {}
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function isZkCode(err: unknown, code: string): boolean {
   return err instanceof ZkError && err.code === code;
@@ -81,13 +83,18 @@ export class ZookeeperConsumer {
   /** Completed rebalances: start() returns after the first. */
   private rebalances = 0;
   private failure: Error | undefined;
-  private lock: Promise<void> = Promise.resolve();
-  private autoCommitTimer: NodeJS.Timeout | undefined;
+  /** Rebalances, fetches and commits run one at a time (Kafka's rebalanceLock). */
+  private readonly lock = new SerialQueue();
+  private readonly clock: Clock;
+  private autoCommitTask: ScheduledTask | undefined;
+  private scheduler: Scheduler | undefined;
   private rebalanceLoop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  /** Aborted to wake the rebalance loop early (a watch fired, or close). */
+  private wakeUp = new AbortController();
   private closed = false;
 
-  constructor(config: ZookeeperConsumerConfig) {
+  constructor(config: ZookeeperConsumerConfig, clock: Clock = SYSTEM_CLOCK) {
+    this.clock = clock;
     if ((config.topics === undefined) === (config.whitelist === undefined)) throw new Error('Exactly one of topics/whitelist is required.');
     const reset = config.autoOffsetReset ?? 'largest';
     if (reset !== 'smallest' && reset !== 'largest') throw new Error(`Wrong value ${String(reset)} of auto.offset.reset in ConsumerConfig; Valid values are smallest and largest`);
@@ -110,7 +117,7 @@ export class ZookeeperConsumer {
     };
     this.assignor = assignorFor(this.cfg.partitionAssignmentStrategy);
     const uuid = randomUUID().replace(/-/g, '').slice(0, 8);
-    this.consumerId = `${config.groupId}_${config.consumerId ?? `${hostname()}-${Date.now()}-${uuid}`}`;
+    this.consumerId = `${config.groupId}_${config.consumerId ?? `${hostname()}-${clock.nowMs()}-${uuid}`}`;
     this.log = getLogger('kafka.consumer.ZookeeperConsumerConnector', `[${this.consumerId}], `);
   }
 
@@ -128,7 +135,7 @@ export class ZookeeperConsumer {
     const subscription = new Map<string, number>();
     if (this.cfg.whitelist !== undefined) subscription.set(this.cfg.whitelist, this.cfg.streams);
     else for (const t of this.cfg.topics ?? []) subscription.set(t, this.cfg.streams);
-    return { subscription, pattern: this.cfg.whitelist !== undefined ? 'white_list' : 'static', timestamp: Date.now() };
+    return { subscription, pattern: this.cfg.whitelist !== undefined ? 'white_list' : 'static', timestamp: this.clock.nowMs() };
   }
 
   async start(): Promise<void> {
@@ -148,10 +155,14 @@ export class ZookeeperConsumer {
     else for (const t of this.cfg.topics ?? []) this.watchTopic(t);
     if (this.cfg.autoCommitEnable) {
       this.log.info(`starting auto committer every ${this.cfg.autoCommitIntervalMs} ms`);
-      this.autoCommitTimer = setInterval(() => {
-        void this.withLock(() => this.commitOffsets()).catch((err: unknown) => this.log.warn('exception during autoCommit', err));
-      }, this.cfg.autoCommitIntervalMs);
-      this.autoCommitTimer.unref();
+      this.scheduler = new Scheduler(this.clock);
+      const interval = this.cfg.autoCommitIntervalMs;
+      this.autoCommitTask = this.scheduler.schedule(
+        'kafka-consumer-autocommit',
+        () => this.lock.run(() => this.commitOffsets()).catch((err: unknown) => this.log.warn('exception during autoCommit', err)),
+        interval,
+        interval,
+      );
     }
     this.rebalanceLoop = this.runRebalanceLoop();
     await this.waitForFirstRebalance();
@@ -177,11 +188,11 @@ export class ZookeeperConsumer {
 
   private triggerRebalance(): void {
     this.rebalanceNeeded = true;
-    this.wake?.();
+    this.wakeUp.abort();
   }
 
   private async waitForFirstRebalance(): Promise<void> {
-    while (this.rebalances === 0 && !this.closed && this.failure === undefined) await sleep(20);
+    while (this.rebalances === 0 && !this.closed && this.failure === undefined) await this.clock.sleep(20);
     if (this.failure !== undefined) throw this.failure;
   }
 
@@ -191,7 +202,7 @@ export class ZookeeperConsumer {
       if (this.rebalanceNeeded) {
         this.rebalanceNeeded = false;
         try {
-          await this.withLock(() => this.syncedRebalance());
+          await this.lock.run(() => this.syncedRebalance());
           this.rebalances++;
         } catch (err) {
           this.failure = err as Error;
@@ -199,24 +210,9 @@ export class ZookeeperConsumer {
           return;
         }
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 1000);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
+      if (!this.rebalanceNeeded) await this.clock.sleep(1000, this.wakeUp.signal);
+      if (this.wakeUp.signal.aborted) this.wakeUp = new AbortController();
     }
-  }
-
-  private withLock<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.lock.then(work);
-    this.lock = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
   }
 
   private async syncedRebalance(): Promise<void> {
@@ -233,7 +229,7 @@ export class ZookeeperConsumer {
       if (done) return;
       this.log.info('Rebalancing attempt failed. Clearing the cache before the next rebalancing operation is triggered');
       await this.releaseAll();
-      await sleep(this.cfg.rebalanceBackoffMs);
+      await this.clock.sleep(this.cfg.rebalanceBackoffMs);
     }
     throw new ConsumerRebalanceFailedError(`${this.consumerId} can't rebalance after ${this.cfg.rebalanceMaxRetries} retries`);
   }
@@ -368,10 +364,10 @@ export class ZookeeperConsumer {
    */
   async poll(maxRecords = Number.MAX_SAFE_INTEGER): Promise<ConsumedRecord[]> {
     if (this.failure !== undefined) throw this.failure;
-    return this.withLock(async () => {
+    return this.lock.run(async () => {
       if (this.buffer.length === 0) {
         if (this.fetcher === undefined || this.owned.size === 0) {
-          await sleep(this.cfg.fetchWaitMaxMs);
+          await this.clock.sleep(this.cfg.fetchWaitMaxMs);
           return [];
         }
         this.buffer = (await this.fetcher.poll()).filter((r) => this.owned.has(tpString(r)));
@@ -399,18 +395,19 @@ export class ZookeeperConsumer {
   /** Commits (with auto commit on) and closes the session: the registration and owner nodes vanish. */
   async close(): Promise<void> {
     if (this.closed) return;
-    const started = Date.now();
+    const started = this.clock.nowMs();
     this.log.info('ZKConsumerConnector shutting down');
     this.closed = true;
-    this.wake?.();
-    if (this.autoCommitTimer !== undefined) clearInterval(this.autoCommitTimer);
+    this.wakeUp.abort();
+    this.autoCommitTask?.cancel();
+    await this.scheduler?.shutdown();
     for (const w of [...this.watches, ...this.topicWatches.values()]) w.close();
-    await this.withLock(async () => {
+    await this.lock.run(async () => {
       if (this.cfg.autoCommitEnable) await this.commitOffsets().catch((err: unknown) => this.log.warn('exception during commitOffsets', err));
     });
     await this.rebalanceLoop?.catch(() => undefined);
     this.client?.close();
     this.zk?.close();
-    this.log.info(`ZKConsumerConnector shutdown completed in ${Date.now() - started} ms`);
+    this.log.info(`ZKConsumerConnector shutdown completed in ${this.clock.nowMs() - started} ms`);
   }
 }

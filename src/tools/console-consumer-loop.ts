@@ -1,4 +1,5 @@
 import { ConsumedRecord } from '../client/partition-consumer';
+import { SYSTEM_CLOCK } from '../common/time';
 import { formatLog4jTimestamp } from '../common/time-format';
 import { TimestampType } from '../records';
 import { intOption, parseKeyValueArgs } from './tool-properties';
@@ -71,15 +72,15 @@ export async function consumeLoop(
 ): Promise<number> {
   const { maxMessages, timeoutMs, formatter } = limits;
   let processed = 0;
-  let lastRecordAt = Date.now();
+  let lastRecordAt = SYSTEM_CLOCK.nowMs();
   while (!stopSignal.stopped && (maxMessages < 0 || processed < maxMessages)) {
     const records = await source.poll(maxMessages < 0 ? Number.MAX_SAFE_INTEGER : maxMessages - processed);
     for (const r of records) {
       await out(formatter.format(r));
       processed++;
     }
-    if (records.length > 0) lastRecordAt = Date.now();
-    else if (timeoutMs >= 0 && Date.now() - lastRecordAt >= timeoutMs) {
+    if (records.length > 0) lastRecordAt = SYSTEM_CLOCK.nowMs();
+    else if (timeoutMs >= 0 && SYSTEM_CLOCK.nowMs() - lastRecordAt >= timeoutMs) {
       err(`[${formatLog4jTimestamp(new Date())}] ERROR Error processing message, terminating consumer process:  (kafka.tools.ConsoleConsumer$)`);
       err(onTimeout);
       break;

@@ -1,3 +1,5 @@
+import { ErrorCode } from '../common/error-codes';
+import { SYSTEM_CLOCK } from '../common/time';
 import { NetworkClient } from '../client/network-client';
 import { ConsumedRecord, PartitionConsumer, StartOffset } from '../client/partition-consumer';
 import { TopicPartition } from '../common/topic-partition';
@@ -83,8 +85,8 @@ async function partitionsToRead(client: NetworkClient, o: ConsoleConsumerOptions
     for (let attempt = 0; attempt < 100; attempt++) {
       const md = await (attempt === 0 ? client.ensureMetadata([o.topic]) : client.refreshMetadata([o.topic]).then(() => client.metadata));
       const info = md.topics.get(o.topic);
-      if (info !== undefined && info.errorCode === 0 && info.partitions.length > 0) return info.partitions.map((p) => ({ topic: o.topic as string, partition: p.partition }));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (info !== undefined && info.errorCode === ErrorCode.NONE.code && info.partitions.length > 0) return info.partitions.map((p) => ({ topic: o.topic as string, partition: p.partition }));
+      await SYSTEM_CLOCK.sleep(100);
     }
     throw new CliError(`Topic ${o.topic} has no partitions with a leader`);
   }

@@ -1,6 +1,7 @@
 import { NetworkClient } from '../client/network-client';
+import { SYSTEM_CLOCK } from '../common/time';
 import { PartitionConsumer } from '../client/partition-consumer';
-import { ErrorCode, errorName } from '../common/error-codes';
+import { ErrorCode, errorName, isRetriable } from '../common/error-codes';
 import { TopicPartition } from '../common/topic-partition';
 import { DeleteGroupsApi } from '../protocol/apis/delete-groups';
 import { DescribeGroupsApi } from '../protocol/apis/describe-groups';
@@ -13,8 +14,6 @@ import { TopicPartitionOffset } from '../rebalance/zk-offset-store';
 import { CliError } from './cli';
 import { ConsumerGroupService, GroupDescription } from './consumer-groups-service';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** kafka-consumer-groups --bootstrap-server: asks the group's coordinator, as Kafka's AdminClient does. */
 export class KafkaConsumerGroupService implements ConsumerGroupService {
   constructor(private readonly client: NetworkClient) {}
@@ -23,12 +22,12 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
   private async coordinator(group: string): Promise<number> {
     for (let attempt = 0; attempt < 100; attempt++) {
       const r = await this.client.request('any', FindCoordinatorApi, { key: group, keyType: 0 });
-      if (r.errorCode === 0) {
+      if (r.errorCode === ErrorCode.NONE.code) {
         if (this.client.metadata.broker(r.nodeId) === undefined) await this.client.refreshMetadata();
         return r.nodeId;
       }
-      if (!ErrorCode[errorName(r.errorCode) as keyof typeof ErrorCode]?.retriable) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(r.errorCode)}`);
-      await sleep(100);
+      if (!isRetriable(r.errorCode)) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(r.errorCode)}`);
+      await SYSTEM_CLOCK.sleep(100);
     }
     throw new CliError(`Error: Executing consumer group command failed due to the coordinator of group '${group}' not being available`);
   }
@@ -40,7 +39,7 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
       const code = errorOf(r);
       const retry = code === ErrorCode.NOT_COORDINATOR.code || code === ErrorCode.COORDINATOR_NOT_AVAILABLE.code || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code;
       if (!retry || attempt >= 50) return r;
-      await sleep(100);
+      await SYSTEM_CLOCK.sleep(100);
     }
   }
 
@@ -53,7 +52,7 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
   async describeGroup(group: string): Promise<GroupDescription> {
     const described = await this.toCoordinator(group, (node) => this.client.request(node, DescribeGroupsApi, { groups: [group] }), (r) => r.groups[0]?.errorCode ?? 0);
     const g = described.groups[0];
-    if (g === undefined || g.errorCode !== 0) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(g?.errorCode ?? -1)}`);
+    if (g === undefined || g.errorCode !== ErrorCode.NONE.code) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(g?.errorCode ?? -1)}`);
     const fetched = await this.toCoordinator(group, (node) => this.client.request(node, OffsetFetchApi, { groupId: group, topics: null }), (r) => r.errorCode);
     const committed = fetched.topics.flatMap((t) => t.partitions.filter((p) => p.committedOffset >= 0).map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset })));
     const description: GroupDescription = { state: g.groupState, owners: [], idleMembers: [], committed };
@@ -70,7 +69,7 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
   async partitionsOf(topic: string): Promise<number[]> {
     await this.client.refreshMetadata([topic]);
     const t = this.client.metadata.topics.get(topic);
-    return t === undefined || t.errorCode !== 0 ? [] : t.partitions.map((p) => p.partition).sort((a, b) => a - b);
+    return t === undefined || t.errorCode !== ErrorCode.NONE.code ? [] : t.partitions.map((p) => p.partition).sort((a, b) => a - b);
   }
 
   listOffsets(tps: readonly TopicPartition[], timestamp: -1 | -2): Promise<number[]> {
@@ -97,14 +96,14 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
         }),
       (res) => res.topics[0]?.partitions[0]?.errorCode ?? 0,
     );
-    const failed = r.topics.flatMap((t) => t.partitions.filter((p) => p.errorCode !== 0));
+    const failed = r.topics.flatMap((t) => t.partitions.filter((p) => p.errorCode !== ErrorCode.NONE.code));
     if (failed.length > 0) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(failed[0]!.errorCode)}`);
   }
 
   async deleteGroup(group: string): Promise<string | null> {
     const r = await this.toCoordinator(group, (node) => this.client.request(node, DeleteGroupsApi, { groupsNames: [group] }), (res) => res.results[0]?.errorCode ?? 0);
     const code = r.results[0]?.errorCode ?? 0;
-    if (code === 0) return null;
+    if (code === ErrorCode.NONE.code) return null;
     const name = errorName(code) as keyof typeof ErrorCode;
     return ErrorCode[name]?.message ?? name;
   }

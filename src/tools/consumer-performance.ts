@@ -1,3 +1,5 @@
+import { ErrorCode } from '../common/error-codes';
+import { SYSTEM_CLOCK } from '../common/time';
 import { NetworkClient } from '../client/network-client';
 import { ConsumedBatch, PartitionConsumer } from '../client/partition-consumer';
 import { recordPayloadSizes } from '../records';
@@ -41,17 +43,17 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
   if (messages <= 0) throw new CliError(`Invalid --messages ${o.messages}: must be positive`);
   const timeoutMs = intOption(o.timeout, '--timeout', 10000);
   const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, '--bootstrap-server'), clientId: 'consumer-performance' });
-  const start = Date.now();
+  const start = SYSTEM_CLOCK.nowMs();
   try {
     const md = await client.ensureMetadata([o.topic]);
     const info = md.topics.get(o.topic);
-    if (info === undefined || info.errorCode !== 0) throw new CliError(`Topic ${o.topic} does not exist`);
+    if (info === undefined || info.errorCode !== ErrorCode.NONE.code) throw new CliError(`Topic ${o.topic} does not exist`);
     const consumer = new PartitionConsumer(client, { partitionMaxBytes: intOption(o.fetchSize, '--fetch-size', 1048576) });
     await consumer.assign(info.partitions.map((p) => ({ topic: o.topic, partition: p.partition })), o.fromLatest ? 'latest' : 'earliest');
-    const fetchStart = Date.now();
+    const fetchStart = SYSTEM_CLOCK.nowMs();
     let count = 0;
     let bytes = 0;
-    let lastProgress = Date.now();
+    let lastProgress = SYSTEM_CLOCK.nowMs();
     // The next fetch goes out before this one's batches are counted (Kafka's consumer prefetches likewise).
     let next: Promise<ConsumedBatch[]> = consumer.pollBatches();
     while (count < messages) {
@@ -64,13 +66,13 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
         count += sizes.count;
         bytes += sizes.bytes;
       }
-      if (count > before) lastProgress = Date.now();
-      else if (Date.now() - lastProgress > timeoutMs) {
+      if (count > before) lastProgress = SYSTEM_CLOCK.nowMs();
+      else if (SYSTEM_CLOCK.nowMs() - lastProgress > timeoutMs) {
         err(`WARNING: Exiting before consuming the expected number of messages: timeout (${timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.`);
         break;
       }
     }
-    const end = Date.now();
+    const end = SYSTEM_CLOCK.nowMs();
     const mb = bytes / (1024 * 1024);
     const total = Math.max(1, end - start) / 1000;
     const fetchMs = Math.max(1, end - fetchStart);

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { SYSTEM_CLOCK } from '../common/time';
 import { Producer } from '../client/producer';
 import { CompressionType } from '../records';
 import { parseProperties } from '../common/config/properties';
@@ -31,8 +32,8 @@ class Stats {
   private windowBytes = 0;
   private windowMaxLatency = 0;
   private windowTotalLatency = 0;
-  private windowStart = Date.now();
-  private readonly start = Date.now();
+  private windowStart = SYSTEM_CLOCK.nowMs();
+  private readonly start = SYSTEM_CLOCK.nowMs();
 
   constructor(numRecords: number, private readonly out: (line: string) => void) {
     this.sampling = Math.max(1, Math.floor(numRecords / Math.min(numRecords, 500000)));
@@ -49,15 +50,15 @@ class Stats {
     this.windowTotalLatency += latency;
     this.windowMaxLatency = Math.max(this.windowMaxLatency, latency);
     if (iteration % this.sampling === 0 && this.index < this.latencies.length) this.latencies[this.index++] = latency;
-    if (Date.now() - this.windowStart >= 5000) this.printWindow();
+    if (SYSTEM_CLOCK.nowMs() - this.windowStart >= 5000) this.printWindow();
   }
 
   private printWindow(): void {
-    const elapsed = Date.now() - this.windowStart;
+    const elapsed = SYSTEM_CLOCK.nowMs() - this.windowStart;
     const rps = (1000 * this.windowCount) / elapsed;
     const mbps = (1000 * this.windowBytes) / elapsed / (1024 * 1024);
     this.out(`${this.windowCount} records sent, ${rps.toFixed(1)} records/sec (${mbps.toFixed(2)} MB/sec), ${(this.windowTotalLatency / Math.max(1, this.windowCount)).toFixed(1)} ms avg latency, ${this.windowMaxLatency.toFixed(1)} ms max latency.`);
-    this.windowStart = Date.now();
+    this.windowStart = SYSTEM_CLOCK.nowMs();
     this.windowCount = 0;
     this.windowBytes = 0;
     this.windowTotalLatency = 0;
@@ -65,7 +66,7 @@ class Stats {
   }
 
   printTotal(): { recordsPerSec: number; mbPerSec: number } {
-    const elapsed = Math.max(1, Date.now() - this.start);
+    const elapsed = Math.max(1, SYSTEM_CLOCK.nowMs() - this.start);
     const rps = (1000 * this.count) / elapsed;
     const mbps = (1000 * this.bytes) / elapsed / (1024 * 1024);
     const sorted = this.latencies.slice(0, this.index).sort();
@@ -79,13 +80,13 @@ class Stats {
 
 /** Kafka's ThroughputThrottler: sleeps when the sender runs ahead of the target rate. */
 class Throttler {
-  private readonly start = Date.now();
+  private readonly start = SYSTEM_CLOCK.nowMs();
   constructor(private readonly perSec: number) {}
   async throttle(sent: number): Promise<void> {
     if (this.perSec < 0) return;
     const due = this.start + (1000 * sent) / this.perSec;
-    const wait = due - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const wait = due - SYSTEM_CLOCK.nowMs();
+    if (wait > 0) await SYSTEM_CLOCK.sleep(wait);
   }
 }
 
@@ -144,7 +145,7 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
   const onAck = (err: Error | null, _topic: string, _partition: number, _offset: number, sentAt: number): void => {
     pending--;
     if (err !== null) failed = err;
-    else stats.record(acked++, Date.now() - sentAt, recordBytes);
+    else stats.record(acked++, SYSTEM_CLOCK.nowMs() - sentAt, recordBytes);
     if (wake !== undefined && pending < maxPending / 2) {
       const w = wake;
       wake = undefined;
@@ -155,7 +156,7 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
   for (let i = 0; i < numRecords && failed === undefined; i++) {
     const value = bodies.length === 1 ? (bodies[0] as Buffer) : (bodies[Math.floor(Math.random() * bodies.length)] as Buffer);
     pending++;
-    producer.sendWithCallback(o.topic, null, value, onAck, Date.now());
+    producer.sendWithCallback(o.topic, null, value, onAck, SYSTEM_CLOCK.nowMs());
     // Bounded memory, as buffer.memory bounds Kafka's producer: wait for acknowledgements to drain half the window.
     if (pending >= maxPending) await new Promise<void>((resolve) => (wake = resolve));
     if (throughput > 0 && i % 64 === 63) await throttler.throttle(i + 1);

@@ -1,3 +1,4 @@
+import { KafkaError } from '../common/kafka-error';
 import { getLogger } from '../common/logging/logging';
 import { hasCollisionChars, topicNameError, unifyCollisionChars } from '../common/topic';
 import { ZkClient } from './zk-client';
@@ -7,13 +8,17 @@ import { ConfigChangeNotificationZNode, ConfigEntityZNode } from './znodes/confi
 import { LeaderIsrAndControllerEpoch, PartitionStateZNode } from './znodes/partition-state';
 import { TopicAssignment, TopicAssignmentZNode } from './znodes/topic-assignment';
 
-/** Kafka's TopicExistsException, InvalidTopicException and friends, with Kafka's messages. */
-export class AdminZkError extends Error {
-  constructor(
-    readonly errorName: 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICA_ASSIGNMENT',
-    message: string,
-  ) {
-    super(message);
+export type AdminZkErrorName = 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICA_ASSIGNMENT';
+
+/**
+ * Kafka's TopicExistsException, InvalidTopicException and friends, with Kafka's messages: a KafkaError, so a
+ * request handler answers with its code as it stands.
+ */
+export class AdminZkError extends KafkaError {
+  declare readonly errorName: AdminZkErrorName;
+
+  constructor(errorName: AdminZkErrorName, message: string) {
+    super(errorName, message);
     this.name = 'AdminZkError';
   }
 }

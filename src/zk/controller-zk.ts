@@ -1,4 +1,5 @@
 import { getLogger } from '../common/logging/logging';
+import { SYSTEM_CLOCK } from '../common/time';
 import { ZkClient } from './zk-client';
 import { ZkError } from './zk-error';
 import { ZkPaths } from './zk-paths';
@@ -53,7 +54,7 @@ export class ControllerZk {
       current = (await this.getControllerEpoch()) ?? { epoch: 0, zkVersion: 0 };
     }
     try {
-      await this.zk.create(ZkPaths.controller, ControllerZNode.encode(brokerId, Date.now()), 'EPHEMERAL');
+      await this.zk.create(ZkPaths.controller, ControllerZNode.encode(brokerId, SYSTEM_CLOCK.nowMs()), 'EPHEMERAL');
     } catch (err) {
       if (err instanceof ZkError && err.code === 'NODEEXISTS') {
         const owner = await this.zk.exists(ZkPaths.controller);

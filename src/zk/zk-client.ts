@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { ZkCode, ZkError } from './zk-error';
 
@@ -187,17 +188,20 @@ export class ZkClient {
     if (this.connected) return Promise.resolve();
     this.log.info('Waiting until connected.');
     return new Promise((resolve, reject) => {
+      // A sleep, not an unref'd timer: until the session is up, this wait may be all that keeps the process alive.
+      const connectedOrClosed = new AbortController();
       const done = (): void => {
         if (!this.connected && !this.closed) return;
-        clearTimeout(timer);
+        connectedOrClosed.abort();
         this.waiters.delete(done);
         if (this.closed) reject(new ZkError(ZkCode.CLOSING, ''));
         else resolve();
       };
-      const timer = setTimeout(() => {
+      void SYSTEM_CLOCK.sleep(timeoutMs, connectedOrClosed.signal).then(() => {
+        if (connectedOrClosed.signal.aborted) return;
         this.waiters.delete(done);
         reject(new ZkTimeoutError('Timed out waiting for connection while in state: CONNECTING'));
-      }, timeoutMs);
+      });
       this.waiters.add(done);
     });
   }

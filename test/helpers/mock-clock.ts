@@ -1,4 +1,4 @@
-import { Clock, TimerHandle } from '../../src/common/time';
+import { Clock, sleepOn, TimerHandle } from '../../src/common/time';
 
 interface PendingTimer {
   readonly id: number;
@@ -25,14 +25,18 @@ export class MockClock implements Clock {
     return this.now;
   }
 
+  hiResClockMs(): number {
+    return this.now;
+  }
+
   setTimer(callback: () => void, delayMs: number): TimerHandle {
     const timer: PendingTimer = { id: this.nextId++, dueMs: this.now + Math.max(0, delayMs), callback, cancelled: false };
     this.timers.push(timer);
     return { cancel: () => void (timer.cancelled = true) };
   }
 
-  sleep(delayMs: number): Promise<void> {
-    return new Promise((resolve) => this.setTimer(resolve, delayMs));
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
+    return sleepOn((callback, ms) => this.setTimer(callback, ms), delayMs, signal);
   }
 
   advance(ms: number): void {

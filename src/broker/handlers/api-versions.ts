@@ -1,4 +1,5 @@
 import { ErrorCode } from '../../common/error-codes';
+import { ApiKey } from '../../protocol/api-keys';
 import { ApiVersionsRequest, ApiVersionsResponse, ApiVersionsResponseKey } from '../../protocol/apis/api-versions';
 import { NEVER_ADVERTISED, allApis } from '../../protocol/apis';
 import { ApiHandler } from '../network/api-handler';
@@ -6,11 +7,11 @@ import { ApiHandler } from '../network/api-handler';
 /**
  * The ApiVersions table derived from the protocol registry: every registered API for which the broker installed a
  * handler (ApiVersions itself always), with the window declared in its API file. SaslHandshake is never listed on
- * a plaintext broker (docs §3.20).
+ * a plaintext broker: Kafka advertises it only where a SASL listener exists, and librdkafka would try it.
  */
 export function advertisedApiVersions(hasHandler: (apiKey: number) => boolean): ApiVersionsResponseKey[] {
   return allApis()
-    .filter((api) => api.key === 18 || (hasHandler(api.key) && !NEVER_ADVERTISED.has(api.key)))
+    .filter((api) => api.key === ApiKey.API_VERSIONS || (hasHandler(api.key) && !NEVER_ADVERTISED.has(api.key)))
     .map((api) => ({ apiKey: api.key, minVersion: api.minVersion, maxVersion: api.maxVersion }));
 }
 

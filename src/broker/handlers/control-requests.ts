@@ -4,6 +4,7 @@ import { LeaderAndIsrRequest, LeaderAndIsrResponse } from '../../protocol/apis/l
 import { StopReplicaRequest, StopReplicaResponse } from '../../protocol/apis/stop-replica';
 import { UpdateMetadataRequest, UpdateMetadataResponse } from '../../protocol/apis/update-metadata';
 import { getLogger } from '../../common/logging/logging';
+import { GROUP_METADATA_TOPIC_NAME } from '../../common/topic';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
 
@@ -15,7 +16,11 @@ import { HandlerContext } from './handler-context';
 export function createLeaderAndIsrHandler(ctx: HandlerContext): ApiHandler<LeaderAndIsrRequest, LeaderAndIsrResponse> {
   return (request, context) => {
     if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, partitionErrors: [] };
-    return ctx.replicaManager.becomeLeaderOrFollower(context.header.correlationId, request, context.header.apiVersion);
+    return ctx.replicaManager.becomeLeaderOrFollower(context.header.correlationId, request, context.header.apiVersion, (leaders, followers) => {
+      // KafkaApis.onLeadershipChange: the coordinator of a group is the leader of its offsets partition.
+      for (const tp of leaders) if (tp.topic === GROUP_METADATA_TOPIC_NAME) ctx.groupCoordinator.onElection(tp.partition);
+      for (const tp of followers) if (tp.topic === GROUP_METADATA_TOPIC_NAME) ctx.groupCoordinator.onResignation(tp.partition);
+    });
   };
 }
 
@@ -32,14 +37,18 @@ export function createUpdateMetadataHandler(ctx: HandlerContext): ApiHandler<Upd
     ctx.replicaManager.controllerEpoch = request.controllerEpoch;
     const deleted = ctx.metadataCache.updateMetadata(context.header.correlationId, request, context.header.apiVersion);
     ctx.replicaManager.forgetDeleted(deleted);
-    return { errorCode: 0 };
+    return { errorCode: ErrorCode.NONE.code };
   };
 }
 
 export function createStopReplicaHandler(ctx: HandlerContext): ApiHandler<StopReplicaRequest, StopReplicaResponse> {
-  return (request, context) => {
+  return async (request, context) => {
     if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, partitionErrors: [] };
-    return ctx.replicaManager.stopReplicas(context.header.correlationId, request, context.header.apiVersion);
+    const response = await ctx.replicaManager.stopReplicas(context.header.correlationId, request, context.header.apiVersion);
+    for (const p of response.partitionErrors) {
+      if (p.topicName === GROUP_METADATA_TOPIC_NAME && p.errorCode === ErrorCode.NONE.code) ctx.groupCoordinator.onResignation(p.partitionIndex);
+    }
+    return response;
   };
 }
 

@@ -39,7 +39,7 @@ export function createDescribeConfigsHandler(ctx: HandlerContext): ApiHandler<De
               synonyms: request.includeSynonyms ? [{ name, value, source: isOverride ? SOURCE.TOPIC_CONFIG : SOURCE.DEFAULT_CONFIG }] : [],
             };
           });
-        results.push({ errorCode: 0, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs });
+        results.push({ errorCode: ErrorCode.NONE.code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs });
       } else if (r.resourceType === BROKER && (r.resourceName === '' || r.resourceName === String(ctx.brokerId))) {
         const configs: DescribeConfigsResourceConfig[] = [...ctx.config.values.keys()]
           .filter(wanted)
@@ -50,7 +50,7 @@ export function createDescribeConfigsHandler(ctx: HandlerContext): ApiHandler<De
             const value = sensitive || raw === null || raw === undefined ? null : Array.isArray(raw) ? raw.join(',') : String(raw);
             return { name, value, readOnly: true, isDefault: false, configSource: SOURCE.STATIC_BROKER_CONFIG, isSensitive: sensitive, synonyms: [] };
           });
-        results.push({ errorCode: 0, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs });
+        results.push({ errorCode: ErrorCode.NONE.code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs });
       } else {
         results.push({ errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: `Unsupported resource type ${r.resourceType} or name ${r.resourceName}`, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] });
       }

@@ -37,12 +37,12 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
       })),
     );
     if (isFollower) for (const s of slots) updateFollower(ctx, request.replicaId, s);
-    const deadline = Date.now() + Math.max(0, request.maxWaitMs);
+    const deadline = ctx.clock.nowMs() + Math.max(0, request.maxWaitMs);
     for (;;) {
       const bytes = readAll(ctx, slots, request, version, isFollower);
-      const hasError = slots.some((s) => s.response.errorCode !== 0);
-      if (bytes >= Math.max(request.minBytes, 1) || hasError || Date.now() >= deadline) break;
-      const changed = await ctx.replicaManager.watchers.waitForChange(slots.map((s) => s.tp), deadline - Date.now());
+      const hasError = slots.some((s) => s.response.errorCode !== ErrorCode.NONE.code);
+      if (bytes >= Math.max(request.minBytes, 1) || hasError || ctx.clock.nowMs() >= deadline) break;
+      const changed = await ctx.replicaManager.watchers.waitForChange(slots.map((s) => s.tp), deadline - ctx.clock.nowMs());
       if (!changed) {
         readAll(ctx, slots, request, version, isFollower);
         break;
@@ -56,7 +56,7 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
     }
     return {
       throttleTimeMs: 0,
-      errorCode: 0,
+      errorCode: ErrorCode.NONE.code,
       sessionId: 0,
       responses: [...byTopic].map(([topic, partitionResponses]) => ({ topic, partitionResponses })),
     };
@@ -64,7 +64,7 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
 }
 
 function emptyResponse(partition: number): FetchPartitionResponse {
-  return { partition, errorCode: 0, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: -1, recordSet: Buffer.alloc(0) };
+  return { partition, errorCode: ErrorCode.NONE.code, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: -1, recordSet: Buffer.alloc(0) };
 }
 
 /** A follower's fetch offset is its log end offset: the leader may move its high watermark and ISR. */

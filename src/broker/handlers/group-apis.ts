@@ -1,172 +1,172 @@
 import { ErrorCode, ErrorName } from '../../common/error-codes';
-import { getLogger } from '../../common/logging/logging';
 import { GROUP_METADATA_TOPIC_NAME } from '../../common/topic';
-import { assignReplicasToBrokers } from '../../controller';
-import { AdminZkError } from '../../zk/admin-zk';
-import { ApiHandlers } from '../network/api-handler';
-import { groupCoordinatorFor, groupPartition } from './group-context';
+import { DeleteGroupsRequest, DeleteGroupsResponse } from '../../protocol/apis/delete-groups';
+import { DescribeGroupsRequest, DescribeGroupsResponse } from '../../protocol/apis/describe-groups';
+import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../protocol/apis/find-coordinator';
+import { HeartbeatRequest, HeartbeatResponse } from '../../protocol/apis/heartbeat';
+import { JoinGroupRequest, JoinGroupResponse } from '../../protocol/apis/join-group';
+import { LeaveGroupRequest, LeaveGroupResponse } from '../../protocol/apis/leave-group';
+import { ListGroupsRequest, ListGroupsResponse } from '../../protocol/apis/list-groups';
+import { OffsetCommitRequest, OffsetCommitResponse } from '../../protocol/apis/offset-commit';
+import { OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponsePartition } from '../../protocol/apis/offset-fetch';
+import { SyncGroupRequest, SyncGroupResponse } from '../../protocol/apis/sync-group';
+import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
 
-const log = getLogger('kafka.server.KafkaApis');
-
-const creating = new WeakMap<HandlerContext, Promise<void>>();
-
-/**
- * Creates `__consumer_offsets` through ZooKeeper (the controller picks it up as any new topic), once per broker
- * at a time: offsets.topic.num.partitions partitions, min(offsets.topic.replication.factor, live brokers)
- * replicas, compacted. Kafka does this on the first FindCoordinator for a group.
+/*
+ * The group APIs (Kafka's KafkaApis handlers in front of the GroupCoordinator), in API key order:
+ * OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups,
+ * ListGroups, DeleteGroups. The coordinator is the broker's own (KafkaServer builds and stops it).
  */
-function ensureOffsetsTopic(ctx: HandlerContext): void {
-  if (creating.has(ctx)) return;
-  const run = (async () => {
-    if (await ctx.adminZk.topicExists(GROUP_METADATA_TOPIC_NAME)) return;
-    const brokers = await ctx.brokerRegistry.getBrokerIds();
-    if (brokers.length === 0) return;
-    const partitions = ctx.config.int('offsets.topic.num.partitions');
-    const rf = Math.min(ctx.config.int('offsets.topic.replication.factor'), brokers.length);
-    const config = new Map([
-      ['cleanup.policy', 'compact'],
-      ['compression.type', 'producer'],
-      ['segment.bytes', String(ctx.config.int('offsets.topic.segment.bytes'))],
-    ]);
-    await ctx.adminZk.createTopic(GROUP_METADATA_TOPIC_NAME, assignReplicasToBrokers(brokers, partitions, rf), config);
-    log.info(`Created topic ${GROUP_METADATA_TOPIC_NAME} with ${partitions} partitions and replication factor ${rf}`);
-  })()
-    .catch((err: unknown) => {
-      if (!(err instanceof AdminZkError && err.errorName === 'TOPIC_ALREADY_EXISTS')) log.warn(`Could not create ${GROUP_METADATA_TOPIC_NAME}`, err);
-    })
-    .finally(() => creating.delete(ctx));
-  creating.set(ctx, run);
+
+/** Key type 0 is a group; 1 (transactions) has no coordinator here, as transactions are not supported. */
+const GROUP_KEY_TYPE = 0;
+
+export function createOffsetCommitHandler(ctx: HandlerContext): ApiHandler<OffsetCommitRequest, OffsetCommitResponse> {
+  return async (request, context) => {
+    const flat = request.topics.flatMap((t) =>
+      t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.committedMetadata })),
+    );
+    // v0 is the ZooKeeper-era commit: any broker stores it, without group checks.
+    const errors =
+      context.header.apiVersion === 0
+        ? await ctx.groupCoordinator.storeOffsets(request.groupId, flat)
+        : await ctx.groupCoordinator.commitOffsets(request.groupId, request.generationId, request.memberId, flat);
+    let i = 0;
+    return {
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errors[i++]! })) })),
+    };
+  };
 }
 
-const code = (name: ErrorName): number => ErrorCode[name].code;
+export function createOffsetFetchHandler(ctx: HandlerContext): ApiHandler<OffsetFetchRequest, OffsetFetchResponse> {
+  return async (request, context) => {
+    const version = context.header.apiVersion;
+    const wanted = request.topics === null ? null : request.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
+    const r = await ctx.groupCoordinator.fetchOffsets(request.groupId, wanted, version > 0);
+    const byTopic = new Map<string, OffsetFetchResponsePartition[]>();
+    const add = (topic: string, p: OffsetFetchResponsePartition): void => {
+      const list = byTopic.get(topic);
+      if (list === undefined) byTopic.set(topic, [p]);
+      else list.push(p);
+    };
+    if (r.errorCode !== ErrorCode.NONE.code && wanted !== null) {
+      // v1 reports a group-level error in every partition (v2+ also in the top-level code, as Kafka does).
+      for (const p of wanted) add(p.topic, { partitionIndex: p.partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: r.errorCode });
+    }
+    for (const o of r.offsets) {
+      // v0 (the ZooKeeper-era fetch) reports a partition without a committed offset as UNKNOWN_TOPIC_OR_PARTITION.
+      const errorCode = version === 0 && o.offset < 0 ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code : ErrorCode.NONE.code;
+      add(o.topic, { partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: -1, metadata: '', errorCode });
+    }
+    return { throttleTimeMs: 0, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })), errorCode: r.errorCode };
+  };
+}
 
 /**
- * The group APIs (Kafka's KafkaApis handlers for the GroupCoordinator): FindCoordinator, JoinGroup, SyncGroup,
- * Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups.
+ * FindCoordinator: the live leader of the group's `__consumer_offsets` partition. The first request creates the
+ * topic (Kafka does the same) and is answered COORDINATOR_NOT_AVAILABLE until its leaders are known.
  */
-export function createGroupApis(ctx: HandlerContext): ApiHandlers {
-  const coordinator = (): ReturnType<typeof groupCoordinatorFor> => groupCoordinatorFor(ctx);
-  // Create it now so that its ownership sweep runs from the start.
-  coordinator();
-  return {
-    10: (request, context) => {
-      const v1 = context.header.apiVersion >= 1;
-      const fail = (name: ErrorName) => ({ throttleTimeMs: 0, errorCode: code(name), errorMessage: v1 ? ErrorCode[name].message : null, nodeId: -1, host: '', port: -1 });
-      // Transactions are not supported, so there is no transaction coordinator to find.
-      if (request.keyType !== 0) return fail('COORDINATOR_NOT_AVAILABLE');
-      if (!ctx.metadataCache.contains(GROUP_METADATA_TOPIC_NAME)) {
-        ensureOffsetsTopic(ctx);
-        return fail('COORDINATOR_NOT_AVAILABLE');
-      }
-      const state = ctx.metadataCache.partitionState({ topic: GROUP_METADATA_TOPIC_NAME, partition: groupPartition(ctx, request.key) });
-      const leader = state?.leader ?? -1;
-      const endpoint = leader >= 0 && ctx.metadataCache.isBrokerAlive(leader) ? ctx.metadataCache.endpoint(leader, context.connection.listenerName) : undefined;
-      if (endpoint === undefined) return fail('COORDINATOR_NOT_AVAILABLE');
-      return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: leader, host: endpoint.host, port: endpoint.port };
-    },
-
-    11: async (request, context) => {
-      const r = await coordinator().joinGroup({
-        groupId: request.groupId,
-        memberId: request.memberId,
-        clientId: context.header.clientId ?? '',
-        // Already "/127.0.0.1", Kafka's InetAddress.toString().
-        clientHost: context.connection.clientAddress,
-        // v0 has no rebalance timeout: the session timeout doubles as one.
-        rebalanceTimeoutMs: context.header.apiVersion === 0 || request.rebalanceTimeoutMs < 0 ? request.sessionTimeoutMs : request.rebalanceTimeoutMs,
-        sessionTimeoutMs: request.sessionTimeoutMs,
-        protocolType: request.protocolType,
-        protocols: request.protocols,
-      });
-      return {
-        throttleTimeMs: 0,
-        errorCode: r.errorCode,
-        generationId: r.generationId,
-        protocolName: r.protocolName,
-        leader: r.leaderId,
-        memberId: r.memberId,
-        members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })),
-      };
-    },
-
-    14: async (request) => {
-      const r = await coordinator().syncGroup(request.groupId, request.generationId, request.memberId, request.assignments);
-      return { throttleTimeMs: 0, errorCode: r.errorCode, assignment: r.assignment };
-    },
-
-    12: (request) => ({ throttleTimeMs: 0, errorCode: coordinator().heartbeat(request.groupId, request.generationId, request.memberId) }),
-
-    13: (request, context) => {
-      const v3 = context.header.apiVersion >= 3;
-      const memberIds = v3 ? request.members.map((m) => m.memberId) : [request.memberId];
-      const r = coordinator().leaveGroup(request.groupId, memberIds);
-      return {
-        throttleTimeMs: 0,
-        errorCode: v3 && r.members.length > 0 ? 0 : r.errorCode,
-        members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, errorCode: m.errorCode })),
-      };
-    },
-
-    8: async (request, context) => {
-      const flat = request.topics.flatMap((t) =>
-        t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.committedMetadata })),
-      );
-      // v0 is the ZooKeeper-era commit: any broker stores it, without group checks.
-      const errors =
-        context.header.apiVersion === 0
-          ? await coordinator().storeOffsets(request.groupId, flat)
-          : await coordinator().commitOffsets(request.groupId, request.generationId, request.memberId, flat);
-      let i = 0;
-      return {
-        throttleTimeMs: 0,
-        topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errors[i++]! })) })),
-      };
-    },
-
-    9: async (request, context) => {
-      const version = context.header.apiVersion;
-      const wanted = request.topics === null ? null : request.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
-      const r = await coordinator().fetchOffsets(request.groupId, wanted, version > 0);
-      const byTopic = new Map<string, { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; metadata: string | null; errorCode: number }[]>();
-      if (r.errorCode !== 0 && wanted !== null) {
-        // v1 reports a group-level error in every partition (v2+ also in the top-level code, as Kafka does).
-        for (const p of wanted) {
-          const list = byTopic.get(p.topic) ?? [];
-          list.push({ partitionIndex: p.partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: r.errorCode });
-          byTopic.set(p.topic, list);
-        }
-      }
-      for (const o of r.offsets) {
-        const list = byTopic.get(o.topic) ?? [];
-        // v0 (the ZooKeeper-era fetch) reports a partition without a committed offset as UNKNOWN_TOPIC_OR_PARTITION.
-        const errorCode = version === 0 && o.offset < 0 ? code('UNKNOWN_TOPIC_OR_PARTITION') : 0;
-        list.push({ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: -1, metadata: '', errorCode });
-        byTopic.set(o.topic, list);
-      }
-      return { throttleTimeMs: 0, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })), errorCode: r.errorCode };
-    },
-
-    16: async () => {
-      const groups = await coordinator().listGroups();
-      return { throttleTimeMs: 0, errorCode: 0, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType })) };
-    },
-
-    15: async (request) => {
-      const groups = await Promise.all(request.groups.map((g) => coordinator().describeGroup(g)));
-      return {
-        throttleTimeMs: 0,
-        groups: groups.map((g) => ({
-          errorCode: g.errorCode,
-          groupId: g.groupId,
-          groupState: g.state,
-          protocolType: g.protocolType,
-          protocolData: g.protocolName,
-          members: g.members.map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberMetadata: m.metadata, memberAssignment: m.assignment })),
-        })),
-      };
-    },
-
-    42: async (request) => ({ throttleTimeMs: 0, results: await coordinator().deleteGroups(request.groupsNames) }),
+export function createFindCoordinatorHandler(ctx: HandlerContext): ApiHandler<FindCoordinatorRequest, FindCoordinatorResponse> {
+  return (request, context) => {
+    const v1 = context.header.apiVersion >= 1;
+    const fail = (name: ErrorName): FindCoordinatorResponse => ({
+      throttleTimeMs: 0,
+      errorCode: ErrorCode[name].code,
+      errorMessage: v1 ? ErrorCode[name].message : null,
+      nodeId: -1,
+      host: '',
+      port: -1,
+    });
+    if (request.keyType !== GROUP_KEY_TYPE) return fail('COORDINATOR_NOT_AVAILABLE');
+    if (!ctx.metadataCache.contains(GROUP_METADATA_TOPIC_NAME)) {
+      ctx.autoTopicCreation.createOffsetsTopic();
+      return fail('COORDINATOR_NOT_AVAILABLE');
+    }
+    const state = ctx.metadataCache.partitionState({ topic: GROUP_METADATA_TOPIC_NAME, partition: ctx.groupCoordinator.partitionFor(request.key) });
+    const leader = state?.leader ?? -1;
+    const endpoint = leader >= 0 && ctx.metadataCache.isBrokerAlive(leader) ? ctx.metadataCache.endpoint(leader, context.connection.listenerName) : undefined;
+    if (endpoint === undefined) return fail('COORDINATOR_NOT_AVAILABLE');
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE.code, errorMessage: null, nodeId: leader, host: endpoint.host, port: endpoint.port };
   };
+}
+
+export function createJoinGroupHandler(ctx: HandlerContext): ApiHandler<JoinGroupRequest, JoinGroupResponse> {
+  return async (request, context) => {
+    const r = await ctx.groupCoordinator.joinGroup({
+      groupId: request.groupId,
+      memberId: request.memberId,
+      clientId: context.header.clientId ?? '',
+      // Already "/127.0.0.1", Kafka's InetAddress.toString().
+      clientHost: context.connection.clientAddress,
+      // v0 has no rebalance timeout: the session timeout doubles as one.
+      rebalanceTimeoutMs: context.header.apiVersion === 0 || request.rebalanceTimeoutMs < 0 ? request.sessionTimeoutMs : request.rebalanceTimeoutMs,
+      sessionTimeoutMs: request.sessionTimeoutMs,
+      protocolType: request.protocolType,
+      protocols: request.protocols,
+    });
+    return {
+      throttleTimeMs: 0,
+      errorCode: r.errorCode,
+      generationId: r.generationId,
+      protocolName: r.protocolName,
+      leader: r.leaderId,
+      memberId: r.memberId,
+      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })),
+    };
+  };
+}
+
+export function createHeartbeatHandler(ctx: HandlerContext): ApiHandler<HeartbeatRequest, HeartbeatResponse> {
+  return (request) => ({ throttleTimeMs: 0, errorCode: ctx.groupCoordinator.heartbeat(request.groupId, request.generationId, request.memberId) });
+}
+
+export function createLeaveGroupHandler(ctx: HandlerContext): ApiHandler<LeaveGroupRequest, LeaveGroupResponse> {
+  return (request, context) => {
+    // v3 (KIP-345) leaves a batch of members; earlier versions name one.
+    const v3 = context.header.apiVersion >= 3;
+    const memberIds = v3 ? request.members.map((m) => m.memberId) : [request.memberId];
+    const r = ctx.groupCoordinator.leaveGroup(request.groupId, memberIds);
+    return {
+      throttleTimeMs: 0,
+      errorCode: v3 && r.members.length > 0 ? ErrorCode.NONE.code : r.errorCode,
+      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, errorCode: m.errorCode })),
+    };
+  };
+}
+
+export function createSyncGroupHandler(ctx: HandlerContext): ApiHandler<SyncGroupRequest, SyncGroupResponse> {
+  return async (request) => {
+    const r = await ctx.groupCoordinator.syncGroup(request.groupId, request.generationId, request.memberId, request.assignments);
+    return { throttleTimeMs: 0, errorCode: r.errorCode, assignment: r.assignment };
+  };
+}
+
+export function createDescribeGroupsHandler(ctx: HandlerContext): ApiHandler<DescribeGroupsRequest, DescribeGroupsResponse> {
+  return async (request) => {
+    const groups = await Promise.all(request.groups.map((g) => ctx.groupCoordinator.describeGroup(g)));
+    return {
+      throttleTimeMs: 0,
+      groups: groups.map((g) => ({
+        errorCode: g.errorCode,
+        groupId: g.groupId,
+        groupState: g.state,
+        protocolType: g.protocolType,
+        protocolData: g.protocolName,
+        members: g.members.map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberMetadata: m.metadata, memberAssignment: m.assignment })),
+      })),
+    };
+  };
+}
+
+export function createListGroupsHandler(ctx: HandlerContext): ApiHandler<ListGroupsRequest, ListGroupsResponse> {
+  return async () => {
+    const groups = await ctx.groupCoordinator.listGroups();
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE.code, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType })) };
+  };
+}
+
+export function createDeleteGroupsHandler(ctx: HandlerContext): ApiHandler<DeleteGroupsRequest, DeleteGroupsResponse> {
+  return async (request) => ({ throttleTimeMs: 0, results: await ctx.groupCoordinator.deleteGroups(request.groupsNames) });
 }

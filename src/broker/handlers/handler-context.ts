@@ -1,15 +1,18 @@
 import { KafkaConfig } from '../../common/config/kafka-config';
+import { Clock } from '../../common/time';
 import { LogConfig } from '../../log/log-config';
 import { KafkaController } from '../../controller';
+import { GroupCoordinator } from '../../rebalance/group-coordinator';
 import { AdminZk } from '../../zk/admin-zk';
 import { BrokerRegistryZk } from '../../zk/broker-registry-zk';
-import { ZkClient } from '../../zk/zk-client';
+import { AutoTopicCreationManager } from '../auto-topic-creation-manager';
 import { MetadataCache } from '../metadata-cache';
 import { ReplicaManager } from '../replica-manager';
 
-/** What request handlers may use (Kafka's KafkaApis fields). Built once by KafkaServer. */
+/** What request handlers may use (Kafka's KafkaApis fields). Built once by KafkaServer, which owns every part. */
 export interface HandlerContext {
   readonly brokerId: number;
+  readonly clock: Clock;
   readonly config: KafkaConfig;
   readonly clusterId: string;
   readonly replicaManager: ReplicaManager;
@@ -17,8 +20,8 @@ export interface HandlerContext {
   readonly adminZk: AdminZk;
   readonly brokerRegistry: BrokerRegistryZk;
   readonly controller: KafkaController;
+  readonly groupCoordinator: GroupCoordinator;
+  readonly autoTopicCreation: AutoTopicCreationManager;
   readonly brokerEpoch: () => number;
   readonly logConfigFor: (topic: string, overrides?: ReadonlyMap<string, string>) => Promise<LogConfig>;
-  /** The broker's ZooKeeper session (the group coordinator stores offsets through it). */
-  readonly zkClient: ZkClient;
 }

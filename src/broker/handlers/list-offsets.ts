@@ -19,7 +19,7 @@ export function createListOffsetsHandler(ctx: HandlerContext): ApiHandler<ListOf
       topics: request.topics.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p): ListOffsetsPartitionResponse => {
-          const response: ListOffsetsPartitionResponse = { partitionIndex: p.partitionIndex, errorCode: 0, oldStyleOffsets: [], timestamp: -1, offset: -1 };
+          const response: ListOffsetsPartitionResponse = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE.code, oldStyleOffsets: [], timestamp: -1, offset: -1 };
           try {
             const partition = ctx.replicaManager.leaderPartition({ topic: t.name, partition: p.partitionIndex });
             const log = partition.log as NonNullable<typeof partition.log>;

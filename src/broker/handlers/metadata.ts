@@ -1,13 +1,7 @@
-import { ErrorCode } from '../../common/error-codes';
-import { getLogger } from '../../common/logging/logging';
-import { isInternalTopic, topicNameError } from '../../common/topic';
-import { assignReplicasToBrokers } from '../../controller';
+import { isInternalTopic } from '../../common/topic';
 import { MetadataRequest, MetadataResponse, MetadataResponseTopic } from '../../protocol/apis/metadata';
-import { AdminZkError } from '../../zk/admin-zk';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
-
-const log = getLogger('kafka.server.KafkaApis');
 
 /**
  * Metadata from the metadata cache (never ZooKeeper). Unknown topics are auto-created when
@@ -29,7 +23,7 @@ export function createMetadataHandler(ctx: HandlerContext): ApiHandler<MetadataR
         topics.push(known);
         continue;
       }
-      topics.push({ errorCode: await unknownTopicError(ctx, name, allowAutoCreate && !all), name, isInternal: isInternalTopic(name), partitions: [] });
+      topics.push({ errorCode: await ctx.autoTopicCreation.unknownTopicError(name, allowAutoCreate && !all), name, isInternal: isInternalTopic(name), partitions: [] });
     }
     return {
       throttleTimeMs: 0,
@@ -39,26 +33,4 @@ export function createMetadataHandler(ctx: HandlerContext): ApiHandler<MetadataR
       topics,
     };
   };
-}
-
-/**
- * The answer for a topic the metadata cache does not know, creating it first (Kafka's auto-creation, with
- * num.partitions and default.replication.factor) when `autoCreate` holds. Used by Metadata and Produce.
- */
-export async function unknownTopicError(ctx: HandlerContext, name: string, autoCreate: boolean): Promise<number> {
-  if (topicNameError(name) !== undefined) return ErrorCode.INVALID_TOPIC_EXCEPTION.code;
-  if (!autoCreate || isInternalTopic(name)) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code;
-  try {
-    if (await ctx.adminZk.topicExists(name)) return ErrorCode.LEADER_NOT_AVAILABLE.code;
-    const brokers = await ctx.brokerRegistry.getBrokerIds();
-    const rf = Math.min(ctx.config.int('default.replication.factor'), Math.max(brokers.length, 1));
-    const assignment = assignReplicasToBrokers(brokers, ctx.config.int('num.partitions'), rf);
-    await ctx.adminZk.createTopic(name, assignment, new Map());
-    log.info(`Auto creation of topic ${name} with ${assignment.size} partitions and replication factor ${rf} is successful`);
-    return ErrorCode.LEADER_NOT_AVAILABLE.code;
-  } catch (err) {
-    if (err instanceof AdminZkError && err.errorName === 'TOPIC_ALREADY_EXISTS') return ErrorCode.LEADER_NOT_AVAILABLE.code;
-    log.warn(`Auto creation of topic ${name} failed`, err);
-    return err instanceof AdminZkError ? ErrorCode[err.errorName].code : ErrorCode.LEADER_NOT_AVAILABLE.code;
-  }
 }

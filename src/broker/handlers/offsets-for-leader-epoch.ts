@@ -17,7 +17,7 @@ export function createOffsetsForLeaderEpochHandler(ctx: HandlerContext): ApiHand
     topics: request.topics.map((t) => ({
       topic: t.topic,
       partitions: t.partitions.map((p): EpochEndOffset => {
-        const result: EpochEndOffset = { errorCode: 0, partition: p.partition, leaderEpoch: -1, endOffset: -1 };
+        const result: EpochEndOffset = { errorCode: ErrorCode.NONE.code, partition: p.partition, leaderEpoch: -1, endOffset: -1 };
         try {
           const partition = ctx.replicaManager.leaderPartition({ topic: t.topic, partition: p.partition });
           if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch < partition.leaderEpoch) throw new KafkaError('FENCED_LEADER_EPOCH');

@@ -6,7 +6,6 @@ import type { LogAppendInfo } from '../../log';
 import { ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../../protocol/apis/produce';
 import { ApiHandler, CLOSE_CONNECTION, NO_RESPONSE } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
-import { unknownTopicError } from './metadata';
 
 const log = getLogger('kafka.server.ReplicaManager');
 
@@ -35,7 +34,7 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
       const list: ProducePartitionResponse[] = [];
       byTopic.set(topic.name, list);
       for (const pd of topic.partitionData) {
-        const response: ProducePartitionResponse = { index: pd.index, errorCode: 0, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1 };
+        const response: ProducePartitionResponse = { index: pd.index, errorCode: ErrorCode.NONE.code, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1 };
         list.push(response);
         const tp = { topic: topic.name, partition: pd.index };
         if (acks !== 0 && acks !== 1 && acks !== -1) {
@@ -73,11 +72,11 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     // UNKNOWN_TOPIC_OR_PARTITION, which clients retry after refreshing their metadata.
     if (ctx.config.bool('auto.create.topics.enable')) {
       for (const [name, list] of byTopic) {
-        if (list.some((p) => p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code) && !ctx.metadataCache.contains(name)) await unknownTopicError(ctx, name, true);
+        if (list.some((p) => p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code) && !ctx.metadataCache.contains(name)) await ctx.autoTopicCreation.unknownTopicError(name, true);
       }
     }
     const responses = [...byTopic].map(([name, partitionResponses]) => ({ name, partitionResponses }));
-    if (acks === 0) return responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== 0)) ? CLOSE_CONNECTION : NO_RESPONSE;
+    if (acks === 0) return responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== ErrorCode.NONE.code)) ? CLOSE_CONNECTION : NO_RESPONSE;
     if (acks === -1) await awaitReplication(ctx, pending, request.timeoutMs);
     return { responses, throttleTimeMs: 0 };
   };
@@ -94,10 +93,10 @@ function appendFailed(tp: TopicPartition, response: ProducePartitionResponse, er
  * is no longer led here, or at the timeout.
  */
 async function awaitReplication(ctx: HandlerContext, pending: Pending[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = ctx.clock.nowMs() + timeoutMs;
   for (;;) {
     const waiting = pending.filter((p) => {
-      if (p.response.errorCode !== 0) return false;
+      if (p.response.errorCode !== ErrorCode.NONE.code) return false;
       const partition = ctx.replicaManager.getPartition(p.tp);
       const check = partition === undefined ? ({ done: true, error: 'NOT_LEADER_OR_FOLLOWER' } as const) : partition.checkEnoughReplicasReachOffset(p.requiredOffset);
       if (!check.done) return true;
@@ -105,9 +104,9 @@ async function awaitReplication(ctx: HandlerContext, pending: Pending[], timeout
       return false;
     });
     if (waiting.length === 0) return;
-    const changed = await ctx.replicaManager.watchers.waitForChange(waiting.map((p) => p.tp), deadline - Date.now());
-    if (!changed && Date.now() >= deadline) {
-      for (const p of waiting) if (p.response.errorCode === 0) p.response.errorCode = ErrorCode.REQUEST_TIMED_OUT.code;
+    const changed = await ctx.replicaManager.watchers.waitForChange(waiting.map((p) => p.tp), deadline - ctx.clock.nowMs());
+    if (!changed && ctx.clock.nowMs() >= deadline) {
+      for (const p of waiting) if (p.response.errorCode === ErrorCode.NONE.code) p.response.errorCode = ErrorCode.REQUEST_TIMED_OUT.code;
       return;
     }
   }

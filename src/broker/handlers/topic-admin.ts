@@ -1,4 +1,5 @@
-import { ErrorCode, ErrorName } from '../../common/error-codes';
+import { ErrorCode } from '../../common/error-codes';
+import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
 import { isInternalTopic, topicNameError } from '../../common/topic';
 import { assignAddedPartitions, assignReplicasToBrokers } from '../../controller';
@@ -6,20 +7,10 @@ import { LOG_CONFIG_KEYS } from '../../log/log-config';
 import { CreatePartitionsRequest, CreatePartitionsResponse } from '../../protocol/apis/create-partitions';
 import { CreatableTopic, CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/apis/create-topics';
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/apis/delete-topics';
-import { AdminZkError } from '../../zk/admin-zk';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
 
 const log = getLogger('kafka.server.AdminManager');
-
-class TopicError extends Error {
-  constructor(
-    readonly errorName: ErrorName,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * CreateTopics, DeleteTopics and CreatePartitions, answered by the controller (others say NOT_CONTROLLER) by
@@ -37,45 +28,47 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
       }
       try {
         await createTopic(ctx, topic, request.validateOnly);
-        results.push({ name: topic.name, errorCode: 0, errorMessage: null });
+        results.push({ name: topic.name, errorCode: ErrorCode.NONE.code, errorMessage: null });
         if (!request.validateOnly) created.push(topic.name);
       } catch (err) {
-        const name: ErrorName = err instanceof TopicError ? err.errorName : err instanceof AdminZkError ? err.errorName : 'UNKNOWN_SERVER_ERROR';
-        if (name === 'UNKNOWN_SERVER_ERROR') log.error(`Error creating topic ${topic.name}`, err);
-        results.push({ name: topic.name, errorCode: ErrorCode[name].code, errorMessage: (err as Error).message });
+        if (!(err instanceof KafkaError)) log.error(`Error creating topic ${topic.name}`, err);
+        const code = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
+        results.push({ name: topic.name, errorCode: code, errorMessage: (err as Error).message });
       }
     }
-    await waitFor(() => created.every((t) => ctx.metadataCache.contains(t)), request.timeoutMs);
+    // Kafka's DelayedCreatePartitions: done once every created topic is in this broker's metadata.
+    const cache = ctx.metadataCache;
+    await cache.topicWatchers.waitUntil(() => created.every((t) => cache.contains(t)), () => created, request.timeoutMs);
     return { throttleTimeMs: 0, topics: results };
   };
 }
 
 async function createTopic(ctx: HandlerContext, topic: CreatableTopic, validateOnly: boolean): Promise<void> {
   const nameError = topicNameError(topic.name);
-  if (nameError !== undefined) throw new TopicError('INVALID_TOPIC_EXCEPTION', nameError);
+  if (nameError !== undefined) throw new KafkaError('INVALID_TOPIC_EXCEPTION', nameError);
   const config = new Map<string, string>();
   for (const c of topic.configs) {
-    if (!(c.name in LOG_CONFIG_KEYS)) throw new TopicError('INVALID_CONFIG', `Unknown topic config name: ${c.name}`);
+    if (!(c.name in LOG_CONFIG_KEYS)) throw new KafkaError('INVALID_CONFIG', `Unknown topic config name: ${c.name}`);
     if (c.value !== null) config.set(c.name, c.value);
   }
   try {
     await ctx.logConfigFor(topic.name, config);
   } catch (err) {
-    throw new TopicError('INVALID_CONFIG', (err as Error).message);
+    throw new KafkaError('INVALID_CONFIG', (err as Error).message);
   }
   let assignment: Map<number, number[]>;
   if (topic.assignments.length > 0) {
     if (topic.numPartitions !== -1 || topic.replicationFactor !== -1) {
-      throw new TopicError('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
+      throw new KafkaError('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
     }
     assignment = new Map(topic.assignments.map((a) => [a.partitionIndex, a.brokerIds]));
   } else {
     const partitions = topic.numPartitions === -1 ? ctx.config.int('num.partitions') : topic.numPartitions;
     const rf = topic.replicationFactor === -1 ? ctx.config.int('default.replication.factor') : topic.replicationFactor;
-    if (partitions <= 0) throw new TopicError('INVALID_PARTITIONS', 'Number of partitions must be larger than 0.');
-    if (rf <= 0) throw new TopicError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0.');
+    if (partitions <= 0) throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions must be larger than 0.');
+    if (rf <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0.');
     const brokers = await ctx.brokerRegistry.getBrokerIds();
-    if (rf > brokers.length) throw new TopicError('INVALID_REPLICATION_FACTOR', `Replication factor: ${rf} larger than available brokers: ${brokers.length}.`);
+    if (rf > brokers.length) throw new KafkaError('INVALID_REPLICATION_FACTOR', `Replication factor: ${rf} larger than available brokers: ${brokers.length}.`);
     assignment = assignReplicasToBrokers(brokers, partitions, rf);
   }
   if (validateOnly) {
@@ -101,10 +94,10 @@ export function createDeleteTopicsHandler(ctx: HandlerContext): ApiHandler<Delet
       }
       responses.push({ name, errorCode: code });
     }
-    const done = await waitFor(async () => {
-      for (const t of marked) if (await ctx.adminZk.topicExists(t)) return false;
-      return true;
-    }, request.timeoutMs);
+    // Kafka's DelayedDeleteTopics: done once no deleted topic is left in this broker's metadata (the controller
+    // removes a topic from every cache before it deletes its znodes).
+    const cache = ctx.metadataCache;
+    const done = await cache.topicWatchers.waitUntil(() => marked.every((t) => !cache.contains(t)), () => marked, request.timeoutMs);
     if (!done) for (const r of responses) if (marked.includes(r.name)) r.errorCode = ErrorCode.REQUEST_TIMED_OUT.code;
     return { throttleTimeMs: 0, responses };
   };
@@ -115,36 +108,26 @@ export function createCreatePartitionsHandler(ctx: HandlerContext): ApiHandler<C
     const results: CreatePartitionsResponse['results'] = [];
     for (const t of request.topics) {
       try {
-        if (!ctx.controller.isActive) throw new TopicError('NOT_CONTROLLER', 'This is not the correct controller for this cluster.');
+        if (!ctx.controller.isActive) throw new KafkaError('NOT_CONTROLLER', 'This is not the correct controller for this cluster.');
         const existing = await ctx.adminZk.getTopicAssignment(t.name);
-        if (existing === null) throw new TopicError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${t.name}' does not exist.`);
+        if (existing === null) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${t.name}' does not exist.`);
         const current = existing.partitions.size;
         if (t.count <= current) {
-          throw new TopicError('INVALID_PARTITIONS', `Topic currently has ${current} partitions, which is higher than the requested ${t.count}.`);
+          throw new KafkaError('INVALID_PARTITIONS', `Topic currently has ${current} partitions, which is higher than the requested ${t.count}.`);
         }
         const brokers = await ctx.brokerRegistry.getBrokerIds();
         const added =
           t.assignments === null
             ? assignAddedPartitions(brokers, existing.partitions, t.count)
             : new Map(t.assignments.map((a, i) => [current + i, a.brokerIds]));
-        if (added.size !== t.count - current) throw new TopicError('INVALID_REPLICA_ASSIGNMENT', `Increasing the number of partitions by ${t.count - current} but ${added.size} assignments provided.`);
+        if (added.size !== t.count - current) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Increasing the number of partitions by ${t.count - current} but ${added.size} assignments provided.`);
         if (!request.validateOnly) await ctx.adminZk.addPartitions(t.name, existing, added);
-        results.push({ name: t.name, errorCode: 0, errorMessage: null });
+        results.push({ name: t.name, errorCode: ErrorCode.NONE.code, errorMessage: null });
       } catch (err) {
-        const name: ErrorName = err instanceof TopicError ? err.errorName : 'UNKNOWN_SERVER_ERROR';
-        results.push({ name: t.name, errorCode: ErrorCode[name].code, errorMessage: (err as Error).message });
+        const code = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
+        results.push({ name: t.name, errorCode: code, errorMessage: (err as Error).message });
       }
     }
     return { throttleTimeMs: 0, results };
   };
-}
-
-/** Polls a condition until it holds or the request's timeout passes (Kafka's delayed admin operations). */
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + Math.max(0, timeoutMs);
-  for (;;) {
-    if (await condition()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(50, Math.max(1, deadline - Date.now()))));
-  }
 }

@@ -1,4 +1,5 @@
 import { Socket } from 'node:net';
+import { SYSTEM_CLOCK } from '../../common/time';
 import { Logger } from '../../common/logging/logging';
 import { FrameDecoder } from '../../protocol/framing';
 import { ProtocolError } from '../../protocol/protocol-error';
@@ -192,7 +193,7 @@ export class Connection {
     if (this.socket.writableLength > 0) {
       // Let responses already written for earlier requests reach the client, then close; never wait long.
       this.socket.end();
-      setTimeout(() => this.socket.destroy(), 1000).unref();
+      SYSTEM_CLOCK.setTimer(() => this.socket.destroy(), 1000);
     } else {
       this.socket.destroy();
     }

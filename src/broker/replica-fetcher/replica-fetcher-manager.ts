@@ -1,3 +1,4 @@
+import { Clock, SYSTEM_CLOCK } from '../../common/time';
 import { getLogger, Logger } from '../../common/logging/logging';
 import { TopicPartition, tpString } from '../../common/topic-partition';
 import { Log } from '../../log/log';
@@ -25,6 +26,7 @@ export class ReplicaFetcherManager {
   constructor(
     private readonly config: ReplicaFetcherConfig,
     private readonly localLog: (tp: TopicPartition) => Log | undefined,
+    private readonly clock: Clock = SYSTEM_CLOCK,
   ) {
     this.logger = getLogger('kafka.server.ReplicaFetcherManager', `[ReplicaFetcherManager on broker ${config.brokerId}] `);
   }
@@ -101,7 +103,7 @@ export class ReplicaFetcherManager {
     const key = `${s.leader.id}-${id}`;
     const existing = this.fetchers.get(key);
     if (existing !== undefined && existing.leader.host === s.leader.host && existing.leader.port === s.leader.port) return existing;
-    const fetcher = new ReplicaFetcherThread(id, s.leader, this.config, this.localLog);
+    const fetcher = new ReplicaFetcherThread(id, s.leader, this.config, this.localLog, this.clock);
     this.fetchers.set(key, fetcher);
     fetcher.start();
     if (existing !== undefined) {

@@ -1,5 +1,7 @@
 import { BrokerConnection } from '../../client/broker-connection';
 import { ErrorCode, errorName } from '../../common/error-codes';
+import { SerialQueue } from '../../common/serial-queue';
+import { Clock, SYSTEM_CLOCK } from '../../common/time';
 import { getLogger, Logger } from '../../common/logging/logging';
 import { TopicPartition, tpString } from '../../common/topic-partition';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, Log } from '../../log/log';
@@ -64,15 +66,18 @@ export class ReplicaFetcherThread {
   private readonly logger: Logger;
   private connection: BrokerConnection | undefined;
   private loop: Promise<void> | undefined;
-  private processing: Promise<void> | undefined;
+  /** The log changes of a response; removePartitions waits for the one in progress. */
+  private readonly processing = new SerialQueue();
   private stopped = false;
-  private wakeUp: (() => void) | undefined;
+  /** Aborted to end an idle wait early (partitions added, shutdown). */
+  private wakeUp = new AbortController();
 
   constructor(
     readonly fetcherId: number,
     readonly leader: BrokerEndPoint,
     private readonly config: ReplicaFetcherConfig,
     private readonly localLog: (tp: TopicPartition) => Log | undefined,
+    private readonly clock: Clock = SYSTEM_CLOCK,
   ) {
     this.logger = getLogger('kafka.server.ReplicaFetcherThread', `[ReplicaFetcher replicaId=${config.brokerId}, leaderId=${leader.id}, fetcherId=${fetcherId}] `);
   }
@@ -107,7 +112,7 @@ export class ReplicaFetcherThread {
   /** Stops following `tps`; resolves once no log change of this fetcher is in progress. */
   async removePartitions(tps: readonly TopicPartition[]): Promise<void> {
     for (const tp of tps) this.partitions.delete(tpString(tp));
-    await this.processing;
+    await this.processing.whenIdle();
   }
 
   async shutdown(): Promise<void> {
@@ -120,22 +125,12 @@ export class ReplicaFetcherThread {
   }
 
   private wake(): void {
-    const w = this.wakeUp;
-    this.wakeUp = undefined;
-    w?.();
+    this.wakeUp.abort();
   }
 
-  private idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wakeUp = undefined;
-        resolve();
-      }, ms);
-      this.wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  private async idle(ms: number): Promise<void> {
+    await this.clock.sleep(ms, this.wakeUp.signal);
+    if (this.wakeUp.signal.aborted) this.wakeUp = new AbortController();
   }
 
   private async run(): Promise<void> {
@@ -152,7 +147,7 @@ export class ReplicaFetcherThread {
   }
 
   private async doWork(): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     const all = [...this.partitions.values()];
     const ready = all.filter((s) => s.delayedUntilMs <= now && this.localLog(s.tp) !== undefined);
     if (ready.length === 0) {
@@ -171,14 +166,8 @@ export class ReplicaFetcherThread {
     return this.partitions.get(tpString(s.tp)) === s;
   }
 
-  private async process(work: () => Promise<void>): Promise<void> {
-    const p = work();
-    this.processing = p.catch(() => undefined);
-    try {
-      await p;
-    } finally {
-      if (this.processing !== undefined) this.processing = undefined;
-    }
+  private process(work: () => Promise<void>): Promise<void> {
+    return this.processing.run(work);
   }
 
   private async conn(): Promise<BrokerConnection> {
@@ -196,7 +185,7 @@ export class ReplicaFetcherThread {
   }
 
   private backOff(states: readonly PartitionFetchState[]): void {
-    const until = Date.now() + this.config.fetchBackoffMs;
+    const until = this.clock.nowMs() + this.config.fetchBackoffMs;
     for (const s of states) if (this.current(s)) s.delayedUntilMs = until;
   }
 
@@ -252,7 +241,7 @@ export class ReplicaFetcherThread {
           const { s, epoch } = entry;
           const log = this.localLog(s.tp);
           if (log === undefined) continue;
-          if (p.errorCode !== 0) {
+          if (p.errorCode !== ErrorCode.NONE.code) {
             if (BACK_OFF_ERRORS.has(p.errorCode)) {
               this.logger.info(`Retrying leaderEpoch request for partition ${tpString(s.tp)} as the leader reported an error: ${errorName(p.errorCode)}`);
               this.backOff([s]);
@@ -341,7 +330,7 @@ export class ReplicaFetcherThread {
       await this.handleOffsetOutOfRange(s, log);
       return;
     }
-    if (p.errorCode !== 0) {
+    if (p.errorCode !== ErrorCode.NONE.code) {
       if (!BACK_OFF_ERRORS.has(p.errorCode)) this.logger.error(`Error for partition ${tpString(s.tp)} at offset ${s.fetchOffset}: ${errorName(p.errorCode)}`);
       else this.logger.debug(`Remote broker is not the leader for partition ${tpString(s.tp)} (${errorName(p.errorCode)})`);
       this.backOff([s]);
@@ -392,7 +381,7 @@ export class ReplicaFetcherThread {
     );
     const p = response?.topics[0]?.partitions[0];
     if (p === undefined) return undefined;
-    if (p.errorCode !== 0) {
+    if (p.errorCode !== ErrorCode.NONE.code) {
       this.logger.info(`Could not fetch the offset for ${tpString(s.tp)} from the leader: ${errorName(p.errorCode)}`);
       this.backOff([s]);
       return undefined;

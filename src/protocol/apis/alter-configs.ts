@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /* AlterConfigs (key 33), v0-1 (identical layouts); v2 is flexible. */
@@ -31,8 +32,7 @@ export interface AlterConfigsResponse {
 }
 
 export const AlterConfigsApi = new ApiDefinition<AlterConfigsRequest, AlterConfigsResponse>({
-  key: 33,
-  name: 'ALTER_CONFIGS',
+  key: ApiKey.ALTER_CONFIGS,
   minVersion: 0,
   maxVersion: 1,
   flexibleFrom: 2,

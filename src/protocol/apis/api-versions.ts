@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -24,8 +25,7 @@ export interface ApiVersionsResponse {
 }
 
 export const ApiVersionsApi = new ApiDefinition<ApiVersionsRequest, ApiVersionsResponse>({
-  key: 18,
-  name: 'API_VERSIONS',
+  key: ApiKey.API_VERSIONS,
   minVersion: 0,
   maxVersion: 3,
   flexibleFrom: 3,

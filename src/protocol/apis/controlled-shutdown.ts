@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -21,8 +22,7 @@ export interface ControlledShutdownResponse {
 }
 
 export const ControlledShutdownApi = new ApiDefinition<ControlledShutdownRequest, ControlledShutdownResponse>({
-  key: 7,
-  name: 'CONTROLLED_SHUTDOWN',
+  key: ApiKey.CONTROLLED_SHUTDOWN,
   minVersion: 0,
   maxVersion: 2,
   flexibleFrom: 3,

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /* CreatePartitions (key 37), v0-1 (identical layouts); v2 is flexible. Count is the new total. */
@@ -30,8 +31,7 @@ export interface CreatePartitionsResponse {
 }
 
 export const CreatePartitionsApi = new ApiDefinition<CreatePartitionsRequest, CreatePartitionsResponse>({
-  key: 37,
-  name: 'CREATE_PARTITIONS',
+  key: ApiKey.CREATE_PARTITIONS,
   minVersion: 0,
   maxVersion: 1,
   flexibleFrom: 2,

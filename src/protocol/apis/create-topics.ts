@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -41,11 +42,14 @@ export interface CreateTopicsResponse {
 }
 
 export const CreateTopicsApi = new ApiDefinition<CreateTopicsRequest, CreateTopicsResponse>({
-  key: 19,
-  name: 'CREATE_TOPICS',
+  key: ApiKey.CREATE_TOPICS,
   minVersion: 0,
   maxVersion: 4,
   flexibleFrom: 5,
+  errorResponse: (request, _version, errorCode) => ({
+    throttleTimeMs: 0,
+    topics: request.topics.map((t) => ({ name: t.name, errorCode, errorMessage: null })),
+  }),
   request: [
     s('topics', '0+', [
       f('name', 'string', '0+'),

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /* DeleteGroups (key 42), v0-1 (identical layouts); v2 is flexible. */
@@ -17,8 +18,7 @@ export interface DeleteGroupsResponse {
 }
 
 export const DeleteGroupsApi = new ApiDefinition<DeleteGroupsRequest, DeleteGroupsResponse>({
-  key: 42,
-  name: 'DELETE_GROUPS',
+  key: ApiKey.DELETE_GROUPS,
   minVersion: 0,
   maxVersion: 1,
   flexibleFrom: 2,

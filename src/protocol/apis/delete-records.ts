@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /* DeleteRecords (key 21), v0-1 (identical layouts); v2 is flexible. Offset -1 means "up to the high watermark". */
@@ -34,8 +35,7 @@ export interface DeleteRecordsResponse {
 }
 
 export const DeleteRecordsApi = new ApiDefinition<DeleteRecordsRequest, DeleteRecordsResponse>({
-  key: 21,
-  name: 'DELETE_RECORDS',
+  key: ApiKey.DELETE_RECORDS,
   minVersion: 0,
   maxVersion: 1,
   flexibleFrom: 2,

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -46,8 +47,7 @@ export interface DescribeConfigsResponse {
 }
 
 export const DescribeConfigsApi = new ApiDefinition<DescribeConfigsRequest, DescribeConfigsResponse>({
-  key: 32,
-  name: 'DESCRIBE_CONFIGS',
+  key: ApiKey.DESCRIBE_CONFIGS,
   minVersion: 0,
   maxVersion: 2,
   flexibleFrom: 4,

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -32,8 +33,7 @@ export interface DescribeGroupsResponse {
 }
 
 export const DescribeGroupsApi = new ApiDefinition<DescribeGroupsRequest, DescribeGroupsResponse>({
-  key: 15,
-  name: 'DESCRIBE_GROUPS',
+  key: ApiKey.DESCRIBE_GROUPS,
   minVersion: 0,
   maxVersion: 2,
   flexibleFrom: 5,

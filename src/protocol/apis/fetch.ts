@@ -1,4 +1,5 @@
 import { ApiDefinition, RecordsData } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -69,11 +70,29 @@ export interface FetchResponse {
 }
 
 export const FetchApi = new ApiDefinition<FetchRequest, FetchResponse>({
-  key: 1,
-  name: 'FETCH',
+  key: ApiKey.FETCH,
   minVersion: 0,
   maxVersion: 11,
   flexibleFrom: 12,
+  // v7+ also carries the error at the top level (fetch sessions).
+  errorResponse: (request, version, errorCode) => ({
+    throttleTimeMs: 0,
+    errorCode: version >= 7 ? errorCode : 0,
+    sessionId: 0,
+    responses: request.topics.map((t) => ({
+      topic: t.topic,
+      partitionResponses: t.partitions.map((p) => ({
+        partition: p.partition,
+        errorCode,
+        highWatermark: -1,
+        lastStableOffset: -1,
+        logStartOffset: -1,
+        abortedTransactions: null,
+        preferredReadReplica: -1,
+        recordSet: Buffer.alloc(0),
+      })),
+    })),
+  }),
   request: [
     f('replicaId', 'int32', '0+'),
     f('maxWaitMs', 'int32', '0+'),

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f } from '../schema/field';
 
 /*
@@ -20,8 +21,7 @@ export interface FindCoordinatorResponse {
 }
 
 export const FindCoordinatorApi = new ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>({
-  key: 10,
-  name: 'FIND_COORDINATOR',
+  key: ApiKey.FIND_COORDINATOR,
   minVersion: 0,
   maxVersion: 2,
   flexibleFrom: 3,

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f } from '../schema/field';
 
 /* Heartbeat (key 12), v0-3; v4 is flexible. v1: ThrottleTimeMs. v3: GroupInstanceId. */
@@ -15,8 +16,7 @@ export interface HeartbeatResponse {
 }
 
 export const HeartbeatApi = new ApiDefinition<HeartbeatRequest, HeartbeatResponse>({
-  key: 12,
-  name: 'HEARTBEAT',
+  key: ApiKey.HEARTBEAT,
   minVersion: 0,
   maxVersion: 3,
   flexibleFrom: 4,

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { AlterConfigsApi } from './alter-configs';
 import { ApiVersionsApi } from './api-versions';
 import { ControlledShutdownApi } from './controlled-shutdown';
@@ -33,38 +34,38 @@ import { UpdateMetadataApi } from './update-metadata';
  * and ApiVersions is derived from it (restricted to the APIs a handler is installed for), so a version window is
  * declared exactly once, in the API's own file.
  *
- * Windows follow docs §0: min 0 everywhere (librdkafka's feature checks need the low versions) and every max at or
- * below the last non-flexible version, except ApiVersions v3 (KIP-511), which librdkafka asks for first.
+ * Windows: min 0 everywhere (librdkafka's feature checks need the low versions) and every max at or below the
+ * last non-flexible version, except ApiVersions v3 (KIP-511), which librdkafka asks for first.
  */
 export const Apis = {
-  0: ProduceApi,
-  1: FetchApi,
-  2: ListOffsetsApi,
-  3: MetadataApi,
-  4: LeaderAndIsrApi,
-  5: StopReplicaApi,
-  6: UpdateMetadataApi,
-  7: ControlledShutdownApi,
-  8: OffsetCommitApi,
-  9: OffsetFetchApi,
-  10: FindCoordinatorApi,
-  11: JoinGroupApi,
-  12: HeartbeatApi,
-  13: LeaveGroupApi,
-  14: SyncGroupApi,
-  15: DescribeGroupsApi,
-  16: ListGroupsApi,
-  17: SaslHandshakeApi,
-  18: ApiVersionsApi,
-  19: CreateTopicsApi,
-  20: DeleteTopicsApi,
-  21: DeleteRecordsApi,
-  22: InitProducerIdApi,
-  23: OffsetForLeaderEpochApi,
-  32: DescribeConfigsApi,
-  33: AlterConfigsApi,
-  37: CreatePartitionsApi,
-  42: DeleteGroupsApi,
+  [ApiKey.PRODUCE]: ProduceApi,
+  [ApiKey.FETCH]: FetchApi,
+  [ApiKey.LIST_OFFSETS]: ListOffsetsApi,
+  [ApiKey.METADATA]: MetadataApi,
+  [ApiKey.LEADER_AND_ISR]: LeaderAndIsrApi,
+  [ApiKey.STOP_REPLICA]: StopReplicaApi,
+  [ApiKey.UPDATE_METADATA]: UpdateMetadataApi,
+  [ApiKey.CONTROLLED_SHUTDOWN]: ControlledShutdownApi,
+  [ApiKey.OFFSET_COMMIT]: OffsetCommitApi,
+  [ApiKey.OFFSET_FETCH]: OffsetFetchApi,
+  [ApiKey.FIND_COORDINATOR]: FindCoordinatorApi,
+  [ApiKey.JOIN_GROUP]: JoinGroupApi,
+  [ApiKey.HEARTBEAT]: HeartbeatApi,
+  [ApiKey.LEAVE_GROUP]: LeaveGroupApi,
+  [ApiKey.SYNC_GROUP]: SyncGroupApi,
+  [ApiKey.DESCRIBE_GROUPS]: DescribeGroupsApi,
+  [ApiKey.LIST_GROUPS]: ListGroupsApi,
+  [ApiKey.SASL_HANDSHAKE]: SaslHandshakeApi,
+  [ApiKey.API_VERSIONS]: ApiVersionsApi,
+  [ApiKey.CREATE_TOPICS]: CreateTopicsApi,
+  [ApiKey.DELETE_TOPICS]: DeleteTopicsApi,
+  [ApiKey.DELETE_RECORDS]: DeleteRecordsApi,
+  [ApiKey.INIT_PRODUCER_ID]: InitProducerIdApi,
+  [ApiKey.OFFSET_FOR_LEADER_EPOCH]: OffsetForLeaderEpochApi,
+  [ApiKey.DESCRIBE_CONFIGS]: DescribeConfigsApi,
+  [ApiKey.ALTER_CONFIGS]: AlterConfigsApi,
+  [ApiKey.CREATE_PARTITIONS]: CreatePartitionsApi,
+  [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
 } as const;
 
 export type Apis = typeof Apis;

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f } from '../schema/field';
 
 /*
@@ -19,8 +20,7 @@ export interface InitProducerIdResponse {
 }
 
 export const InitProducerIdApi = new ApiDefinition<InitProducerIdRequest, InitProducerIdResponse>({
-  key: 22,
-  name: 'INIT_PRODUCER_ID',
+  key: ApiKey.INIT_PRODUCER_ID,
   minVersion: 0,
   maxVersion: 1,
   flexibleFrom: 2,

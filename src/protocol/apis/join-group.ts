@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -38,8 +39,7 @@ export interface JoinGroupResponse {
 }
 
 export const JoinGroupApi = new ApiDefinition<JoinGroupRequest, JoinGroupResponse>({
-  key: 11,
-  name: 'JOIN_GROUP',
+  key: ApiKey.JOIN_GROUP,
   minVersion: 0,
   maxVersion: 5,
   flexibleFrom: 6,

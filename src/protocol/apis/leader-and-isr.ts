@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -68,8 +69,7 @@ export interface LeaderAndIsrResponse {
 }
 
 export const LeaderAndIsrApi = new ApiDefinition<LeaderAndIsrRequest, LeaderAndIsrResponse>({
-  key: 4,
-  name: 'LEADER_AND_ISR',
+  key: ApiKey.LEADER_AND_ISR,
   minVersion: 0,
   maxVersion: 3,
   flexibleFrom: 4,

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -29,8 +30,7 @@ export interface LeaveGroupResponse {
 }
 
 export const LeaveGroupApi = new ApiDefinition<LeaveGroupRequest, LeaveGroupResponse>({
-  key: 13,
-  name: 'LEAVE_GROUP',
+  key: ApiKey.LEAVE_GROUP,
   minVersion: 0,
   maxVersion: 3,
   flexibleFrom: 4,

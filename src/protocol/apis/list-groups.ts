@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /* ListGroups (key 16), v0-2; v3 is flexible (and adds state filters). v1: ThrottleTimeMs. */
@@ -17,8 +18,7 @@ export interface ListGroupsResponse {
 }
 
 export const ListGroupsApi = new ApiDefinition<ListGroupsRequest, ListGroupsResponse>({
-  key: 16,
-  name: 'LIST_GROUPS',
+  key: ApiKey.LIST_GROUPS,
   minVersion: 0,
   maxVersion: 2,
   flexibleFrom: 3,

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -42,11 +43,17 @@ export interface ListOffsetsResponse {
 }
 
 export const ListOffsetsApi = new ApiDefinition<ListOffsetsRequest, ListOffsetsResponse>({
-  key: 2,
-  name: 'LIST_OFFSETS',
+  key: ApiKey.LIST_OFFSETS,
   minVersion: 0,
   maxVersion: 3,
   flexibleFrom: 6,
+  errorResponse: (request, _version, errorCode) => ({
+    throttleTimeMs: 0,
+    topics: request.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode, oldStyleOffsets: [], timestamp: -1, offset: -1 })),
+    })),
+  }),
   request: [
     f('replicaId', 'int32', '0+'),
     f('isolationLevel', 'int8', '2+'),

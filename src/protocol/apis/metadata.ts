@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -49,11 +50,18 @@ export interface MetadataResponse {
 }
 
 export const MetadataApi = new ApiDefinition<MetadataRequest, MetadataResponse>({
-  key: 3,
-  name: 'METADATA',
+  key: ApiKey.METADATA,
   minVersion: 0,
   maxVersion: 6,
   flexibleFrom: 9,
+  // Every requested topic carries the error (an all-topics request gets an empty list).
+  errorResponse: (request, _version, errorCode) => ({
+    throttleTimeMs: 0,
+    brokers: [],
+    clusterId: null,
+    controllerId: -1,
+    topics: (request.topics ?? []).map((t) => ({ errorCode, name: t.name, isInternal: false, partitions: [] })),
+  }),
   request: [
     s('topics', '0+', [f('name', 'string', '0+')], { nullable: '0+' }),
     f('allowAutoTopicCreation', 'bool', '4+', { default: true }),

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -44,11 +45,14 @@ export interface OffsetCommitResponse {
 }
 
 export const OffsetCommitApi = new ApiDefinition<OffsetCommitRequest, OffsetCommitResponse>({
-  key: 8,
-  name: 'OFFSET_COMMIT',
+  key: ApiKey.OFFSET_COMMIT,
   minVersion: 0,
   maxVersion: 7,
   flexibleFrom: 8,
+  errorResponse: (request, _version, errorCode) => ({
+    throttleTimeMs: 0,
+    topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+  }),
   request: [
     f('groupId', 'string', '0+'),
     f('generationId', 'int32', '1+', { default: -1 }),

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -35,11 +36,19 @@ export interface OffsetFetchResponse {
 }
 
 export const OffsetFetchApi = new ApiDefinition<OffsetFetchRequest, OffsetFetchResponse>({
-  key: 9,
-  name: 'OFFSET_FETCH',
+  key: ApiKey.OFFSET_FETCH,
   minVersion: 0,
   maxVersion: 5,
   flexibleFrom: 6,
+  // v2+ also carries the error at the top level.
+  errorResponse: (request, version, errorCode) => ({
+    throttleTimeMs: 0,
+    topics: (request.topics ?? []).map((t) => ({
+      name: t.name,
+      partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode })),
+    })),
+    errorCode: version >= 2 ? errorCode : 0,
+  }),
   request: [
     f('groupId', 'string', '0+'),
     s('topics', '0+', [f('name', 'string', '0+'), f('partitionIndexes', '[]int32', '0+')], { nullable: '2+' }),

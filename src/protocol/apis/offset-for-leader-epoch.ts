@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -40,8 +41,7 @@ export interface OffsetForLeaderEpochResponse {
 }
 
 export const OffsetForLeaderEpochApi = new ApiDefinition<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse>({
-  key: 23,
-  name: 'OFFSET_FOR_LEADER_EPOCH',
+  key: ApiKey.OFFSET_FOR_LEADER_EPOCH,
   minVersion: 0,
   maxVersion: 3,
   flexibleFrom: 4,

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -43,11 +44,17 @@ export interface ProduceResponse {
 }
 
 export const ProduceApi = new ApiDefinition<ProduceRequest, ProduceResponse>({
-  key: 0,
-  name: 'PRODUCE',
+  key: ApiKey.PRODUCE,
   minVersion: 0,
   maxVersion: 7,
   flexibleFrom: 9,
+  errorResponse: (request, _version, errorCode) => ({
+    responses: request.topicData.map((t) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((p) => ({ index: p.index, errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1 })),
+    })),
+    throttleTimeMs: 0,
+  }),
   request: [
     f('transactionalId', 'string', '3+', { nullable: '3+', default: null }),
     f('acks', 'int16', '0+'),

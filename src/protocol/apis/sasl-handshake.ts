@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f } from '../schema/field';
 
 /*
@@ -15,8 +16,7 @@ export interface SaslHandshakeResponse {
 }
 
 export const SaslHandshakeApi = new ApiDefinition<SaslHandshakeRequest, SaslHandshakeResponse>({
-  key: 17,
-  name: 'SASL_HANDSHAKE',
+  key: ApiKey.SASL_HANDSHAKE,
   minVersion: 0,
   maxVersion: 1,
   flexibleFrom: null,

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -36,8 +37,7 @@ export interface StopReplicaResponse {
 }
 
 export const StopReplicaApi = new ApiDefinition<StopReplicaRequest, StopReplicaResponse>({
-  key: 5,
-  name: 'STOP_REPLICA',
+  key: ApiKey.STOP_REPLICA,
   minVersion: 0,
   maxVersion: 1,
   flexibleFrom: 2,

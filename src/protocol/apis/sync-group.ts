@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /* SyncGroup (key 14), v0-3; v4 is flexible. v1: ThrottleTimeMs. v3: GroupInstanceId. */
@@ -22,8 +23,7 @@ export interface SyncGroupResponse {
 }
 
 export const SyncGroupApi = new ApiDefinition<SyncGroupRequest, SyncGroupResponse>({
-  key: 14,
-  name: 'SYNC_GROUP',
+  key: ApiKey.SYNC_GROUP,
   minVersion: 0,
   maxVersion: 3,
   flexibleFrom: 4,

@@ -1,4 +1,5 @@
 import { ApiDefinition } from '../api-definition';
+import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
@@ -66,8 +67,7 @@ export interface UpdateMetadataResponse {
 }
 
 export const UpdateMetadataApi = new ApiDefinition<UpdateMetadataRequest, UpdateMetadataResponse>({
-  key: 6,
-  name: 'UPDATE_METADATA',
+  key: ApiKey.UPDATE_METADATA,
   minVersion: 0,
   maxVersion: 5,
   flexibleFrom: 6,

@@ -38,19 +38,20 @@ const code = (name: keyof typeof ErrorCode): number => ErrorCode[name].code;
 describe('GroupCoordinator', () => {
   let clock: MockClock;
   let store: MemoryOffsetStore;
-  let owned: boolean;
   let coordinator: GroupCoordinator;
 
   function create(initialRebalanceDelayMs = 0): void {
     clock = new MockClock();
     store = new MemoryOffsetStore();
-    owned = true;
     coordinator = new GroupCoordinator({
       config: { minSessionTimeoutMs: 1000, maxSessionTimeoutMs: 60000, initialRebalanceDelayMs, maxGroupSize: 100, offsetMetadataMaxBytes: 10 },
       offsetStore: store as unknown as ZkOffsetStore,
-      isCoordinatorFor: () => owned,
+      partitionFor: (groupId) => (groupId === 'elsewhere' ? 1 : 0),
       clock,
     });
+    coordinator.startup();
+    // The broker leads __consumer_offsets-0 (a LeaderAndIsr said so), not -1.
+    coordinator.onElection(0);
   }
 
   const join = (memberId = '', protocols = [{ name: 'range', metadata: Buffer.from('m') }]): Promise<JoinResult> =>
@@ -171,12 +172,23 @@ describe('GroupCoordinator', () => {
 
   it('answers NOT_COORDINATOR and unloads its groups once it no longer leads their partition', async () => {
     const a = await join();
-    owned = false;
+    coordinator.onResignation(0);
     expect(coordinator.heartbeat('g', 1, a.memberId)).toBe(code('NOT_COORDINATOR'));
-    clock.advance(1000);
     expect(coordinator.group('g')).toBeUndefined();
-    owned = true;
+    coordinator.onElection(0);
     expect((await join(a.memberId)).errorCode).toBe(code('UNKNOWN_MEMBER_ID'));
+  });
+
+  it('answers a parked JoinGroup with NOT_COORDINATOR on resignation, and only for the groups of that partition', async () => {
+    coordinator.shutdown();
+    create(3000);
+    const parked = join();
+    await expect(coordinator.joinGroup({ groupId: 'elsewhere', memberId: '', clientId: 'c', clientHost: '', rebalanceTimeoutMs: 1000, sessionTimeoutMs: 3000, protocolType: 'consumer', protocols: [] })).resolves.toMatchObject({ errorCode: code('NOT_COORDINATOR') });
+    coordinator.onResignation(1);
+    expect(coordinator.group('g')?.state).toBe('PreparingRebalance');
+    coordinator.onResignation(0);
+    expect((await parked).errorCode).toBe(code('NOT_COORDINATOR'));
+    expect(coordinator.group('g')).toBeUndefined();
   });
 
   it('rejects session timeouts outside the configured range and members sharing no protocol', async () => {

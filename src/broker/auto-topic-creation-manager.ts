@@ -1,0 +1,80 @@
+import { KafkaConfig } from '../common/config/kafka-config';
+import { ErrorCode } from '../common/error-codes';
+import { getLogger } from '../common/logging/logging';
+import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, topicNameError } from '../common/topic';
+import { assignReplicasToBrokers } from '../controller';
+import { AdminZk, AdminZkError } from '../zk/admin-zk';
+import { BrokerRegistryZk } from '../zk/broker-registry-zk';
+
+const log = getLogger('kafka.server.KafkaApis');
+
+/**
+ * Topics a broker creates on a client's behalf (Kafka 2.8's AutoTopicCreationManager, ZooKeeper flavour): a
+ * topic named in Metadata or Produce when auto.create.topics.enable is set, and `__consumer_offsets` on the first
+ * FindCoordinator. Creation writes ZooKeeper as kafka-topics does; the controller takes it from there. Creations
+ * of the offsets topic are not repeated while one is in flight.
+ */
+export class AutoTopicCreationManager {
+  private offsetsTopicCreation: Promise<void> | undefined;
+
+  constructor(
+    private readonly config: KafkaConfig,
+    private readonly adminZk: AdminZk,
+    private readonly brokerRegistry: BrokerRegistryZk,
+  ) {}
+
+  /**
+   * The answer for a topic the metadata cache does not know, creating it first (num.partitions partitions,
+   * default.replication.factor capped at the live brokers) when `autoCreate` holds. A created or existing
+   * topic answers LEADER_NOT_AVAILABLE until its leaders are known, as Kafka does.
+   */
+  async unknownTopicError(name: string, autoCreate: boolean): Promise<number> {
+    if (topicNameError(name) !== undefined) return ErrorCode.INVALID_TOPIC_EXCEPTION.code;
+    if (!autoCreate || isInternalTopic(name)) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code;
+    try {
+      if (await this.adminZk.topicExists(name)) return ErrorCode.LEADER_NOT_AVAILABLE.code;
+      const brokers = await this.brokerRegistry.getBrokerIds();
+      const rf = Math.min(this.config.int('default.replication.factor'), Math.max(brokers.length, 1));
+      const assignment = assignReplicasToBrokers(brokers, this.config.int('num.partitions'), rf);
+      await this.adminZk.createTopic(name, assignment, new Map());
+      log.info(`Auto creation of topic ${name} with ${assignment.size} partitions and replication factor ${rf} is successful`);
+      return ErrorCode.LEADER_NOT_AVAILABLE.code;
+    } catch (err) {
+      if (isTopicExists(err)) return ErrorCode.LEADER_NOT_AVAILABLE.code;
+      log.warn(`Auto creation of topic ${name} failed`, err);
+      return err instanceof AdminZkError ? err.code : ErrorCode.LEADER_NOT_AVAILABLE.code;
+    }
+  }
+
+  /**
+   * Starts creating `__consumer_offsets` unless a creation is in flight: offsets.topic.num.partitions partitions,
+   * min(offsets.topic.replication.factor, live brokers) replicas, compacted. The caller answers
+   * COORDINATOR_NOT_AVAILABLE meanwhile; clients retry FindCoordinator.
+   */
+  createOffsetsTopic(): void {
+    this.offsetsTopicCreation ??= this.doCreateOffsetsTopic()
+      .catch((err: unknown) => {
+        if (!isTopicExists(err)) log.warn(`Could not create ${GROUP_METADATA_TOPIC_NAME}`, err);
+      })
+      .finally(() => (this.offsetsTopicCreation = undefined));
+  }
+
+  private async doCreateOffsetsTopic(): Promise<void> {
+    if (await this.adminZk.topicExists(GROUP_METADATA_TOPIC_NAME)) return;
+    const brokers = await this.brokerRegistry.getBrokerIds();
+    if (brokers.length === 0) return;
+    const partitions = this.config.int('offsets.topic.num.partitions');
+    const rf = Math.min(this.config.int('offsets.topic.replication.factor'), brokers.length);
+    const config = new Map([
+      ['cleanup.policy', 'compact'],
+      ['compression.type', 'producer'],
+      ['segment.bytes', String(this.config.int('offsets.topic.segment.bytes'))],
+    ]);
+    await this.adminZk.createTopic(GROUP_METADATA_TOPIC_NAME, assignReplicasToBrokers(brokers, partitions, rf), config);
+    log.info(`Created topic ${GROUP_METADATA_TOPIC_NAME} with ${partitions} partitions and replication factor ${rf}`);
+  }
+}
+
+function isTopicExists(err: unknown): boolean {
+  return err instanceof AdminZkError && err.errorName === 'TOPIC_ALREADY_EXISTS';
+}

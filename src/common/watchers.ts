@@ -1,0 +1,60 @@
+import { Clock, SYSTEM_CLOCK } from './time';
+
+/**
+ * The waiting side of Kafka's purgatories (DelayedOperationPurgatory's Watchers), reduced to what an event loop
+ * needs: a waiter registers interest in some keys (partitions, topics) and is woken when any of them is
+ * notified, or when its deadline passes; it then re-checks its own condition. Used by long-polling fetches and
+ * acks=-1 produces (keyed by partition) and by CreateTopics/DeleteTopics waiting for the metadata cache (keyed
+ * by topic).
+ */
+export class Watchers<K> {
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly keyOf: (key: K) => string,
+    private readonly clock: Clock = SYSTEM_CLOCK,
+  ) {}
+
+  /** Wakes everyone waiting on `key`. */
+  notify(key: K): void {
+    const k = this.keyOf(key);
+    const set = this.waiters.get(k);
+    if (set === undefined) return;
+    this.waiters.delete(k);
+    for (const wake of set) wake();
+  }
+
+  /** Resolves true when one of `keys` is notified, false when `timeoutMs` passes first. */
+  waitForChange(keys: readonly K[], timeoutMs: number): Promise<boolean> {
+    if (timeoutMs <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const ks = keys.map(this.keyOf);
+      const wake = (): void => finish(true);
+      const finish = (changed: boolean): void => {
+        timer.cancel();
+        for (const k of ks) this.waiters.get(k)?.delete(wake);
+        resolve(changed);
+      };
+      const timer = this.clock.setTimer(() => finish(false), timeoutMs);
+      for (const k of ks) {
+        let set = this.waiters.get(k);
+        if (!set) this.waiters.set(k, (set = new Set()));
+        set.add(wake);
+      }
+    });
+  }
+
+  /**
+   * Waits until `done()` holds, re-checking whenever one of `keysOf()` is notified; resolves false if
+   * `timeoutMs` passes first (Kafka's tryComplete / onExpiration pair).
+   */
+  async waitUntil(done: () => boolean, keysOf: () => readonly K[], timeoutMs: number): Promise<boolean> {
+    const deadline = this.clock.nowMs() + Math.max(0, timeoutMs);
+    while (!done()) {
+      const left = deadline - this.clock.nowMs();
+      if (left <= 0) return false;
+      await this.waitForChange(keysOf(), left);
+    }
+    return true;
+  }
+}
