@@ -1,4 +1,5 @@
 import { ErrorCode } from '../common/error-codes';
+import { tpKey } from '../common/topic-partition';
 import { Clock } from '../common/time';
 import { BrokerConnection } from '../client/broker-connection';
 import { errorName } from '../common/error-codes';
@@ -49,7 +50,7 @@ export async function controlledShutdown(zk: ZkClient, o: ControlledShutdownOpti
       }
       if (response.errorCode !== ErrorCode.NONE.code) log.warn(`Error from controller: ${errorName(response.errorCode)}`);
       if (response.remainingPartitions.length > 0) {
-        log.info(`Remaining partitions to move: ${response.remainingPartitions.map((p) => `${p.topicName}-${p.partitionIndex}`).join(',')}`);
+        log.info(`Remaining partitions to move: ${response.remainingPartitions.map((p) => tpKey(p.topicName, p.partitionIndex)).join(',')}`);
       }
     } catch (err) {
       log.warn('Error during controlled shutdown, possibly because leader movement took longer than the configured controller.socket.timeout.ms and/or request.timeout.ms', err);

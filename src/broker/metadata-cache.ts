@@ -2,7 +2,7 @@ import { ErrorCode } from '../common/error-codes';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { isInternalTopic } from '../common/topic';
-import { TopicPartition } from '../common/topic-partition';
+import { TopicPartition, tpKey } from '../common/topic-partition';
 import { Watchers } from '../common/watchers';
 import { MetadataResponseBroker, MetadataResponseTopic } from '../protocol/apis/metadata';
 import { UpdateMetadataBroker, UpdateMetadataPartitionState, UpdateMetadataRequest } from '../protocol/apis/update-metadata';
@@ -53,7 +53,7 @@ export class MetadataCache {
       added++;
       if (this.stateChangeLog.isTraceEnabled()) {
         this.stateChangeLog.trace(
-          `Cached leader info UpdateMetadataPartitionState(topicName='${s.topicName}', partitionIndex=${s.partitionIndex}, controllerEpoch=${s.controllerEpoch}, leader=${s.leader}, leaderEpoch=${s.leaderEpoch}, isr=[${s.isr.join(', ')}], zkVersion=${s.zkVersion}, replicas=[${s.replicas.join(', ')}], offlineReplicas=[${s.offlineReplicas.join(', ')}]) for partition ${s.topicName}-${s.partitionIndex} in response to UpdateMetadata request sent by controller ${request.controllerId} epoch ${request.controllerEpoch} with correlation id ${correlationId}`,
+          `Cached leader info UpdateMetadataPartitionState(topicName='${s.topicName}', partitionIndex=${s.partitionIndex}, controllerEpoch=${s.controllerEpoch}, leader=${s.leader}, leaderEpoch=${s.leaderEpoch}, isr=[${s.isr.join(', ')}], zkVersion=${s.zkVersion}, replicas=[${s.replicas.join(', ')}], offlineReplicas=[${s.offlineReplicas.join(', ')}]) for partition ${tpKey(s.topicName, s.partitionIndex)} in response to UpdateMetadata request sent by controller ${request.controllerId} epoch ${request.controllerEpoch} with correlation id ${correlationId}`,
         );
       }
     }

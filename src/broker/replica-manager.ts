@@ -2,7 +2,7 @@ import { ErrorCode } from '../common/error-codes';
 import { Clock } from '../common/time';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
-import { TopicPartition, tpString } from '../common/topic-partition';
+import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { LogConfig } from '../log/log-config';
 import { LogManager } from '../log/log-manager';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/apis/leader-and-isr';
@@ -254,7 +254,7 @@ export class ReplicaManager {
   }
 
   private async makeLeader(correlationId: number, cid: number, ce: number, s: LeaderAndIsrPartitionState): Promise<number> {
-    const tp = `${s.topicName}-${s.partitionIndex}`;
+    const tp = tpKey(s.topicName, s.partitionIndex);
     try {
       this.stateChangeLog.trace(`Handling LeaderAndIsr request correlationId ${correlationId} from controller ${cid} epoch ${ce} starting the become-leader transition for partition ${tp}`);
       const p = await this.partitionWithLog(s);
@@ -274,7 +274,7 @@ export class ReplicaManager {
   }
 
   private async makeFollower(correlationId: number, cid: number, ce: number, s: LeaderAndIsrPartitionState): Promise<number> {
-    const tp = `${s.topicName}-${s.partitionIndex}`;
+    const tp = tpKey(s.topicName, s.partitionIndex);
     try {
       this.stateChangeLog.trace(
         `Handling LeaderAndIsr request correlationId ${correlationId} from controller ${cid} epoch ${ce} starting the become-follower transition for partition ${tp} with leader ${s.leader}`,

@@ -3,6 +3,7 @@ import { KafkaError } from '../common/kafka-error';
 import { getLogger } from '../common/logging/logging';
 import { ApiDefinition } from '../protocol/api-definition';
 import { ApiKey } from '../protocol/api-keys';
+import { tpKey } from '../common/topic-partition';
 import { apiByKey } from '../protocol/apis';
 import { ApiVersionsApi } from '../protocol/apis/api-versions';
 import { SaslHandshakeApi } from '../protocol/apis/sasl-handshake';
@@ -180,6 +181,6 @@ export function encodeResponse(api: ApiDefinition, version: number, correlationI
 function describeRequest(api: ApiDefinition, version: number, body: unknown): string {
   if (api.key !== ApiKey.PRODUCE) return describeMessage(api.spec.request, version, body);
   const b = body as { acks: number; timeoutMs: number; topicData: { name: string; partitionData: { index: number; records: Buffer | null }[] }[] };
-  const sizes = b.topicData.flatMap((t) => t.partitionData.map((p) => `${t.name}-${p.index}=${p.records?.length ?? 0}`));
+  const sizes = b.topicData.flatMap((t) => t.partitionData.map((p) => `${tpKey(t.name, p.index)}=${p.records?.length ?? 0}`));
   return `{acks=${b.acks},timeout=${b.timeoutMs},partitionSizes=[${sizes.join(',')}]}`;
 }

@@ -1,6 +1,6 @@
 import { ErrorCode, isRetriable } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
-import { TopicPartition } from '../common/topic-partition';
+import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { FetchApi } from '../protocol/apis/fetch';
 import { ListOffsetsApi } from '../protocol/apis/list-offsets';
 import { batchesIn, Record, RecordBatch, TimestampType } from '../records';
@@ -49,12 +49,12 @@ export class PartitionConsumer {
   async assign(tps: readonly TopicPartition[], start: StartOffset): Promise<void> {
     for (const tp of tps) {
       const offset = typeof start === 'number' ? start : await this.listOffset(tp, start === 'earliest' ? -2 : -1);
-      this.positions.set(`${tp.topic}-${tp.partition}`, { tp, offset });
+      this.positions.set(tpString(tp), { tp, offset });
     }
   }
 
   position(tp: TopicPartition): number | undefined {
-    return this.positions.get(`${tp.topic}-${tp.partition}`)?.offset;
+    return this.positions.get(tpString(tp))?.offset;
   }
 
   /** -2 earliest, -1 latest (the high watermark), from the partition's leader. */
@@ -72,7 +72,7 @@ export class PartitionConsumer {
         if (p !== undefined && p.errorCode === ErrorCode.NONE.code) return p.offset >= 0 ? p.offset : (p.oldStyleOffsets[0] ?? 0);
         if (p !== undefined && !isRetriable(p.errorCode)) throw KafkaError.fromCode(p.errorCode);
       }
-      if (attempt > 50) throw new KafkaError('LEADER_NOT_AVAILABLE', `No leader for ${tp.topic}-${tp.partition}`);
+      if (attempt > 50) throw new KafkaError('LEADER_NOT_AVAILABLE', `No leader for ${tpString(tp)}`);
       await this.client.clock.sleep(100);
       await this.client.refreshMetadata([tp.topic]).catch(() => undefined);
     }
@@ -148,7 +148,7 @@ export class PartitionConsumer {
     let refresh = false;
     for (const t of response.responses) {
       for (const p of t.partitionResponses) {
-        const pos = this.positions.get(`${t.topic}-${p.partition}`);
+        const pos = this.positions.get(tpKey(t.topic, p.partition));
         if (pos === undefined) continue;
         if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE.code) {
           pos.offset = await this.listOffset(pos.tp, -2);

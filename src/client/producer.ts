@@ -1,4 +1,5 @@
 import { ErrorCode, isRetriable } from '../common/error-codes';
+import { tpString, tpKey } from '../common/topic-partition';
 import { Clock, TimerHandle } from '../common/time';
 import { KafkaError } from '../common/kafka-error';
 import { ProduceApi, ProduceResponse } from '../protocol/apis/produce';
@@ -164,14 +165,14 @@ export class Producer {
   }
 
   /** `topic-partition` keys, built once per partition rather than once per record. */
-  private tpKey(topic: string, p: number): string {
+  private partitionKey(topic: string, p: number): string {
     let keys = this.tpKeys.get(topic);
     if (keys === undefined) this.tpKeys.set(topic, (keys = []));
-    return (keys[p] ??= `${topic}-${p}`);
+    return (keys[p] ??= tpKey(topic, p));
   }
 
   private append(topic: string, key: Buffer | null, value: Buffer | null, p: number, callback: SendCallback | undefined, cookie: number): void {
-    const tp = this.tpKey(topic, p);
+    const tp = this.partitionKey(topic, p);
     let batch = this.open.get(tp);
     if (batch === undefined) {
       // Not a batch.size buffer each time: at linger.ms=0 thousands of batches of a few records leave per second,
@@ -345,7 +346,7 @@ export class Producer {
 
   /** Kafka's reenqueue: failed batches go back to the head of their partitions after retry.backoff.ms. */
   private async requeueAfterBackoff(retry: Batch[]): Promise<void> {
-    const tps = retry.map((b) => `${b.topic}-${b.partition}`);
+    const tps = retry.map((b) => tpString(b));
     for (const tp of tps) this.retrying.set(tp, (this.retrying.get(tp) ?? 0) + 1);
     try {
       await this.clock.sleep(this.o.retryBackoffMs);

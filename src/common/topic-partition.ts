@@ -4,14 +4,17 @@ export interface TopicPartition {
   readonly partition: number;
 }
 
-/** Kafka's TopicPartition.toString, `orders-0`: unique, since the partition number holds no '-'. */
+/**
+ * Kafka's TopicPartition.toString, `orders-0`: the partition's name in log lines, directory names and map keys.
+ * Unique, since the partition number holds no '-'.
+ */
 export function tpString(tp: TopicPartition): string {
-  return `${tp.topic}-${tp.partition}`;
+  return tpKey(tp.topic, tp.partition);
 }
 
-export function parseTpString(text: string): TopicPartition {
-  const dash = text.lastIndexOf('-');
-  return { topic: text.slice(0, dash), partition: Number(text.slice(dash + 1)) };
+/** `tpString` of a partition given as its two parts. */
+export function tpKey(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
 }
 
 export function compareTp(a: TopicPartition, b: TopicPartition): number {

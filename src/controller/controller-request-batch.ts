@@ -1,5 +1,5 @@
 import { getLogger, Logger } from '../common/logging/logging';
-import { compareTp, TopicPartition, tpString } from '../common/topic-partition';
+import { compareTp, TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest } from '../protocol/apis/leader-and-isr';
 import { StopReplicaRequest } from '../protocol/apis/stop-replica';
 import { UpdateMetadataPartitionState, UpdateMetadataRequest } from '../protocol/apis/update-metadata';
@@ -129,7 +129,7 @@ export class ControllerRequestBatch {
       if (log.isTraceEnabled()) {
         for (const s of list) {
           const kind = s.leader === brokerId ? 'become-leader' : 'become-follower';
-          log.trace(`Sending ${kind} LeaderAndIsr request ${renderPartitionState(s)} to broker ${brokerId} for partition ${s.topicName}-${s.partitionIndex}`);
+          log.trace(`Sending ${kind} LeaderAndIsr request ${renderPartitionState(s)} to broker ${brokerId} for partition ${tpKey(s.topicName, s.partitionIndex)}`);
         }
       }
       const leaderIds = new Set(list.map((s) => s.leader));
@@ -194,7 +194,7 @@ export class ControllerRequestBatch {
         };
         this.channel.sendStopReplica(brokerId, request, (response) => {
           const errors = new Map<string, number>();
-          for (const e of response.partitionErrors) errors.set(`${e.topicName}-${e.partitionIndex}`, e.errorCode);
+          for (const e of response.partitionErrors) errors.set(tpKey(e.topicName, e.partitionIndex), e.errorCode);
           for (const e of selected) if (!errors.has(tpString(e.tp))) errors.set(tpString(e.tp), response.errorCode);
           this.onStopReplicaResponse(brokerId, errors, deletePartitions);
         });

@@ -2,7 +2,7 @@ import { ErrorCode } from '../common/error-codes';
 import { getLogger, Logger } from '../common/logging/logging';
 import { Scheduler } from '../common/scheduler';
 import { SystemClock } from '../common/time';
-import { TopicPartition, tpString } from '../common/topic-partition';
+import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ControllerMovedError, ControllerZk } from '../zk/controller-zk';
 import { ZkClient } from '../zk/zk-client';
@@ -396,7 +396,7 @@ export class KafkaController {
       this.log.info(`Skipping adding partitions ${toAdd.map(([p]) => p).join(',')} for topic ${topic} since it is currently being deleted`);
       return;
     }
-    this.log.info(`New partitions to be added HashMap(${toAdd.map(([p, r]) => `${topic}-${p} -> ${replicaAssignment(r)}`).join(', ')})`);
+    this.log.info(`New partitions to be added HashMap(${toAdd.map(([p, r]) => `${tpKey(topic, p)} -> ${replicaAssignment(r)}`).join(', ')})`);
     for (const [p, r] of toAdd) this.context.setReplicas({ topic, partition: p }, r);
     await this.onNewPartitionCreation(toAdd.map(([p]) => ({ topic, partition: p })));
   }

@@ -160,7 +160,7 @@ export class PartitionReassignment {
     const node = await this.zk.getData(ZkPaths.reassignPartitions);
     if (node === null) return;
     const keys = new Set(done.map(tpString));
-    const remaining = ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data).filter((r) => !keys.has(`${r.topic}-${r.partition}`));
+    const remaining = ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data).filter((r) => !keys.has(tpString(r)));
     this.log.info(`Removing partitions HashMap(${done.map((tp) => `${tpString(tp)} -> ...`).join(', ')}) from the list of reassigned partitions in zookeeper`);
     if (remaining.length === 0) {
       this.log.info('No more partitions need to be reassigned. Deleting zk path /admin/reassign_partitions');

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { tpString } from '../common/topic-partition';
 import { getLogger } from '../common/logging/logging';
 import { Clock } from '../common/time';
 import { RecordBatch } from '../records/record-batch';
@@ -55,7 +56,7 @@ export class LogCleaner {
   async clean(log: Log): Promise<CleanerStats> {
     const segments = log.cleanableSegments();
     if (segments.length === 0) return NO_STATS;
-    const tp = `${log.topicPartition.topic}-${log.topicPartition.partition}`;
+    const tp = tpString(log.topicPartition);
     const start = this.clock.nowMs();
     this.logger.info(`Beginning cleaning of log ${tp}.`);
     this.logger.info(`Building offset map for ${tp}...`);

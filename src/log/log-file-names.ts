@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { TopicPartition } from '../common/topic-partition';
+import { TopicPartition, tpString } from '../common/topic-partition';
 
 /**
  * File and directory names of a log dir, as Kafka names them (kafka.log.Log companion object).
@@ -52,7 +52,7 @@ export function offsetFromFileName(fileName: string): number {
 }
 
 export function logDirName(tp: TopicPartition): string {
-  return `${tp.topic}-${tp.partition}`;
+  return tpString(tp);
 }
 
 /**

@@ -1,7 +1,18 @@
 import * as fs from 'node:fs';
 import { getLogger } from '../common/logging/logging';
-import { readInt64 } from '../records/int64';
-import { LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, RecordBatch } from '../records/record-batch';
+import { readInt64 } from '../common/int64';
+import {
+  BASE_OFFSET_OFFSET,
+  BATCH_LENGTH_OFFSET,
+  CURRENT_MAGIC,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  OFFSET_RANGE_HEADER_LENGTH,
+  RECORD_BATCH_OVERHEAD,
+  RecordBatch,
+} from '../records/record-batch';
 import { DELETED_FILE_SUFFIX, logFile, offsetIndexFile, timeIndexFile } from './log-file-names';
 import { OffsetIndex } from './offset-index';
 import { TimeIndex } from './time-index';
@@ -231,12 +242,12 @@ export class LogSegment {
   translateOffset(offset: number, startingPosition = 0): LogOffsetPosition | undefined {
     let pos = Math.max(startingPosition, this.offsetIndex.lookup(offset).position);
     while (pos + LOG_OVERHEAD <= this.committedSize) {
-      const h = this.readHeader(pos, 27);
+      const h = this.readHeader(pos, OFFSET_RANGE_HEADER_LENGTH);
       if (h === undefined) return undefined;
-      const size = LOG_OVERHEAD + h.readInt32BE(8);
+      const size = LOG_OVERHEAD + h.readInt32BE(BATCH_LENGTH_OFFSET);
       if (size < RECORD_BATCH_OVERHEAD) return undefined;
-      const base = readInt64(h, 0);
-      const last = base + h.readInt32BE(23);
+      const base = readInt64(h, BASE_OFFSET_OFFSET);
+      const last = base + h.readInt32BE(LAST_OFFSET_DELTA_OFFSET);
       if (last >= offset) return { offset: base, lastOffset: last, position: pos, size };
       pos += size;
     }
@@ -260,7 +271,7 @@ export class LogSegment {
     this.readFully(buf, start.position);
     let end = 0;
     while (end + LOG_OVERHEAD <= length) {
-      const size = LOG_OVERHEAD + buf.readInt32BE(end + 8);
+      const size = LOG_OVERHEAD + buf.readInt32BE(end + BATCH_LENGTH_OFFSET);
       if (end + size > length) break;
       end += size;
     }
@@ -272,10 +283,10 @@ export class LogSegment {
     let pos = this.offsetIndex.lastEntry().position;
     let next = this.baseOffset;
     while (pos + LOG_OVERHEAD <= this.committedSize) {
-      const h = this.readHeader(pos, 27);
+      const h = this.readHeader(pos, OFFSET_RANGE_HEADER_LENGTH);
       if (h === undefined) break;
-      next = readInt64(h, 0) + h.readInt32BE(23) + 1;
-      pos += LOG_OVERHEAD + h.readInt32BE(8);
+      next = readInt64(h, BASE_OFFSET_OFFSET) + h.readInt32BE(LAST_OFFSET_DELTA_OFFSET) + 1;
+      pos += LOG_OVERHEAD + h.readInt32BE(BATCH_LENGTH_OFFSET);
     }
     return next;
   }
@@ -290,9 +301,9 @@ export class LogSegment {
     while (pos + LOG_OVERHEAD <= this.committedSize) {
       const h = this.readHeader(pos, HEADER_READ);
       if (h === undefined) return undefined;
-      const size = LOG_OVERHEAD + h.readInt32BE(8);
-      const maxTs = readInt64(h, 35);
-      const last = readInt64(h, 0) + h.readInt32BE(23);
+      const size = LOG_OVERHEAD + h.readInt32BE(BATCH_LENGTH_OFFSET);
+      const maxTs = readInt64(h, MAX_TIMESTAMP_OFFSET);
+      const last = readInt64(h, BASE_OFFSET_OFFSET) + h.readInt32BE(LAST_OFFSET_DELTA_OFFSET);
       if (maxTs >= timestamp && last >= startingOffset) {
         const bytes = Buffer.allocUnsafe(size);
         this.readFully(bytes, pos);
@@ -324,7 +335,7 @@ export class LogSegment {
   private timeWaitedForRoll(now: number, messageTimestamp: number): number {
     if (this.rollingBasedTimestamp === undefined && this.committedSize > 0) {
       const h = this.readHeader(0, HEADER_READ);
-      this.rollingBasedTimestamp = h === undefined ? -1 : readInt64(h, 35);
+      this.rollingBasedTimestamp = h === undefined ? -1 : readInt64(h, MAX_TIMESTAMP_OFFSET);
     }
     const t = this.rollingBasedTimestamp;
     return t !== undefined && t >= 0 ? messageTimestamp - t : now - this.created;
@@ -349,7 +360,7 @@ export class LogSegment {
     };
     while (pos + LOG_OVERHEAD <= end) {
       if (pos + LOG_OVERHEAD > bufStart + bufLen || pos < bufStart) await load(pos);
-      const size = LOG_OVERHEAD + buf.readInt32BE(pos - bufStart + 8);
+      const size = LOG_OVERHEAD + buf.readInt32BE(pos - bufStart + BATCH_LENGTH_OFFSET);
       if (size < RECORD_BATCH_OVERHEAD || pos + size > end) return;
       if (pos + size > bufStart + bufLen) {
         if (buf.length < size) buf = Buffer.allocUnsafe(size);
@@ -394,8 +405,8 @@ export class LogSegment {
         break;
       }
       const rel = pos - bufStart;
-      const size = LOG_OVERHEAD + buf.readInt32BE(rel + 8);
-      const magic = buf.readInt8(rel + 16);
+      const size = LOG_OVERHEAD + buf.readInt32BE(rel + BATCH_LENGTH_OFFSET);
+      const magic = buf.readInt8(rel + MAGIC_OFFSET);
       if (size < RECORD_BATCH_OVERHEAD) {
         invalidReason = `batch size ${size} is smaller than the minimum ${RECORD_BATCH_OVERHEAD}`;
         break;
@@ -455,8 +466,8 @@ export class LogSegment {
     // The last index entry must point at a batch whose offsets bracket the entry's offset.
     if (this.offsetIndex.entries > 0) {
       const e = this.offsetIndex.lastEntry();
-      const h = this.readHeader(e.position, 27);
-      const ok = h !== undefined && h.readInt8(16) === 2 && readInt64(h, 0) <= e.offset && readInt64(h, 0) >= this.baseOffset;
+      const h = this.readHeader(e.position, OFFSET_RANGE_HEADER_LENGTH);
+      const ok = h !== undefined && h.readInt8(MAGIC_OFFSET) === CURRENT_MAGIC && readInt64(h, BASE_OFFSET_OFFSET) <= e.offset && readInt64(h, BASE_OFFSET_OFFSET) >= this.baseOffset;
       if (!ok) throw new Error(`Index entry (offset ${e.offset}, position ${e.position}) of ${this.offsetIndex.file} does not point at a batch holding that offset`);
     }
   }

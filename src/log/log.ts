@@ -15,7 +15,7 @@ import { LogSegments } from './log-segments';
 import { AppendOrigin, ValidatedRecords, validateAndAssignOffsets, validateFollowerRecords } from './log-validator';
 import { LogWritePipeline } from './log-write-pipeline';
 import { SerialQueue } from '../common/serial-queue';
-import { TopicPartition } from '../common/topic-partition';
+import { TopicPartition, tpString } from '../common/topic-partition';
 
 /**
  * One partition's log: an ordered set of segments in `<log dir>/<topic>-<partition>`, with the log end offset
@@ -112,7 +112,7 @@ export class Log {
     this.clock = p.clock;
     this.scheduler = p.scheduler;
     this.failureChannel = p.failureChannel ?? new LogDirFailureChannel();
-    this.logger = getLogger('kafka.log.Log', `[Log partition=${tp.topic}-${tp.partition}, dir=${this.parentDir}] `);
+    this.logger = getLogger('kafka.log.Log', `[Log partition=${tpString(tp)}, dir=${this.parentDir}] `);
     const started = p.clock.nowMs();
     fs.mkdirSync(dir, { recursive: true });
     this.leaderEpochCache = new LeaderEpochFileCache(path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
@@ -276,7 +276,7 @@ export class Log {
       if (fetchOffset > end || fetchOffset < this.logStartOffsetValue) {
         throw new KafkaError(
           'OFFSET_OUT_OF_RANGE',
-          `Received request for offset ${fetchOffset} for partition ${this.tpString()}, but we only have log segments in the range ${this.logStartOffsetValue} to ${end}.`,
+          `Received request for offset ${fetchOffset} for partition ${tpString(this.topicPartition)}, but we only have log segments in the range ${this.logStartOffsetValue} to ${end}.`,
         );
       }
       const upper = Math.min(maxOffset ?? end, end);
@@ -335,7 +335,7 @@ export class Log {
     return this.queue.run(() =>
       this.io('incrementing the log start offset', () => {
         if (newLogStartOffset > this.highWatermarkValue) {
-          throw new KafkaError('OFFSET_OUT_OF_RANGE', `Cannot increment the log start offset to ${newLogStartOffset} of partition ${this.tpString()} since it is larger than the high watermark ${this.highWatermarkValue}`);
+          throw new KafkaError('OFFSET_OUT_OF_RANGE', `Cannot increment the log start offset to ${newLogStartOffset} of partition ${tpString(this.topicPartition)} since it is larger than the high watermark ${this.highWatermarkValue}`);
         }
         if (newLogStartOffset <= this.logStartOffsetValue) return false;
         this.logStartOffsetValue = newLogStartOffset;
@@ -351,7 +351,7 @@ export class Log {
    * if there was nothing to remove.
    */
   truncateTo(targetOffset: number): Promise<boolean> {
-    if (targetOffset < 0) return Promise.reject(new Error(`Cannot truncate partition ${this.tpString()} to a negative offset (${targetOffset}).`));
+    if (targetOffset < 0) return Promise.reject(new Error(`Cannot truncate partition ${tpString(this.topicPartition)} to a negative offset (${targetOffset}).`));
     return this.queue.run(async () => {
       await this.writes.drain();
       return this.io('truncating the log', () => {
@@ -499,17 +499,13 @@ export class Log {
 
   // ---- internals (all called under the queue unless noted) ----
 
-  private tpString(): string {
-    return `${this.topicPartition.topic}-${this.topicPartition.partition}`;
-  }
-
   private emptyAppendInfo(): LogAppendInfo {
     return { firstOffset: -1, lastOffset: -1, maxTimestamp: -1, offsetOfMaxTimestamp: -1, logAppendTime: -1, logStartOffset: this.logStartOffsetValue, numMessages: 0, validBytes: 0 };
   }
 
   /** Rolls if needed, reserves the bytes in the active segment and queues the write (under the queue). */
   private enqueueWrite(v: ValidatedRecords): Promise<LogAppendInfo> {
-    if (this.closed) throw storageError(`The log for partition ${this.tpString()} is closed`);
+    if (this.closed) throw storageError(`The log for partition ${tpString(this.topicPartition)} is closed`);
     const segment = this.maybeRoll(v);
     const position = segment.reserveAppend(v.lastOffset, v.maxTimestamp, v.offsetOfMaxTimestamp, v.records.length);
     this.nextOffsetToAssign = v.lastOffset + 1;
@@ -557,7 +553,7 @@ export class Log {
     const active = this.activeSegment();
     if (active.baseOffset === newOffset) {
       if (active.size === 0) return active;
-      throw new Error(`Trying to roll a new log segment for topic partition ${this.tpString()} with start offset ${newOffset} =max(provided offset = ${expectedNextOffset}, LEO = ${this.nextOffsetToAssign}) while it already exists.`);
+      throw new Error(`Trying to roll a new log segment for topic partition ${tpString(this.topicPartition)} with start offset ${newOffset} =max(provided offset = ${expectedNextOffset}, LEO = ${this.nextOffsetToAssign}) while it already exists.`);
     }
     for (const f of [logFile(this.dir, newOffset), offsetIndexFile(this.dir, newOffset), timeIndexFile(this.dir, newOffset)]) {
       if (fs.existsSync(f)) {
@@ -699,7 +695,7 @@ export class Log {
   }
 
   private io<T>(what: string, fn: () => T): T {
-    if (this.offline) throw storageError(`The log dir ${this.parentDir} of partition ${this.tpString()} is offline`);
+    if (this.offline) throw storageError(`The log dir ${this.parentDir} of partition ${tpString(this.topicPartition)} is offline`);
     try {
       return fn();
     } catch (err) {
@@ -709,7 +705,7 @@ export class Log {
 
   private handleIoError(what: string, err: unknown): unknown {
     if (!isIoError(err)) return err;
-    const message = `Error while ${what} for ${this.tpString()} in dir ${this.parentDir}`;
+    const message = `Error while ${what} for ${tpString(this.topicPartition)} in dir ${this.parentDir}`;
     this.offline = true;
     this.failureChannel.maybeAddOfflineLogDir(this.parentDir, message, err);
     return storageError(message, err);

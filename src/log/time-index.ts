@@ -1,5 +1,5 @@
 import { AbstractIndex, CorruptIndexError } from './abstract-index';
-import { readInt64, writeInt64 } from '../records/int64';
+import { readInt64, writeInt64 } from '../common/int64';
 
 /**
  * The sparse time index of a segment (`<base>.timeindex`). Each 12-byte big-endian entry is

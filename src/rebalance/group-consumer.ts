@@ -6,7 +6,7 @@ import { Scheduler } from '../common/scheduler';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { INTERNAL_TOPICS } from '../common/topic';
-import { TopicPartition, tpString } from '../common/topic-partition';
+import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { FindCoordinatorApi } from '../protocol/apis/find-coordinator';
 import { HeartbeatApi } from '../protocol/apis/heartbeat';
 import { JoinGroupApi } from '../protocol/apis/join-group';
@@ -191,7 +191,7 @@ export class GroupConsumer {
         groupId: this.cfg.groupId,
         topics: [...new Set(partitions.map((p) => p.topic))].map((name) => ({ name, partitionIndexes: partitions.filter((p) => p.topic === name).map((p) => p.partition) })),
       });
-      const committed = new Map<string, number>(fetched.topics.flatMap((t) => t.partitions.map((p): [string, number] => [`${t.name}-${p.partitionIndex}`, p.committedOffset])));
+      const committed = new Map<string, number>(fetched.topics.flatMap((t) => t.partitions.map((p): [string, number] => [tpKey(t.name, p.partitionIndex), p.committedOffset])));
       for (const tp of partitions) {
         const offset = committed.get(tpString(tp)) ?? -1;
         await fetcher.assign([tp], offset >= 0 ? offset : this.cfg.autoOffsetReset);

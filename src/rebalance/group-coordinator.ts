@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { tpString } from '../common/topic-partition';
 import { ErrorCode, ErrorName } from '../common/error-codes';
 import { getLogger } from '../common/logging/logging';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
@@ -456,7 +457,7 @@ export class GroupCoordinator {
       if (!valid[i]) return ErrorCode.OFFSET_METADATA_TOO_LARGE.code;
       const err = results[next++];
       if (err) {
-        log.warn(`Failed to commit offset ${o.offset} of ${o.topic}-${o.partition} for group ${groupId}`, err);
+        log.warn(`Failed to commit offset ${o.offset} of ${tpString(o)} for group ${groupId}`, err);
         return ErrorCode.UNKNOWN_SERVER_ERROR.code;
       }
       return 0;

@@ -2,7 +2,7 @@ import { KafkaError } from '../common/kafka-error';
 import { CompressionType, isCompressionTypeId } from './compression-type';
 import { decompress } from './compression';
 import { crc32 } from './crc32';
-import { readInt64, writeInt64 } from './int64';
+import { readInt64, writeInt64 } from '../common/int64';
 import { LOG_OVERHEAD } from './record-batch';
 import { NO_TIMESTAMP, TimestampType } from './timestamp-type';
 

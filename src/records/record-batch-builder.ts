@@ -1,7 +1,7 @@
 import { CompressionType } from './compression-type';
 import { compress } from './compression';
 import { crc32c } from './crc32c';
-import { writeInt64 } from './int64';
+import { writeInt64 } from '../common/int64';
 import { RECORD_BATCH_OVERHEAD } from './record-batch';
 import { RecordHeader, recordBodySize, writeRecord } from './record';
 import { NO_TIMESTAMP, TimestampType } from './timestamp-type';

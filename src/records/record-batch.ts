@@ -2,7 +2,7 @@ import { KafkaError } from '../common/kafka-error';
 import { CompressionType, isCompressionTypeId } from './compression-type';
 import { decompress } from './compression';
 import { crc32c } from './crc32c';
-import { readInt64, writeInt64 } from './int64';
+import { readInt64, writeInt64 } from '../common/int64';
 import { InvalidRecordError, Record, readRecord } from './record';
 import { TimestampType } from './timestamp-type';
 import { VarintError } from './varint';
@@ -34,17 +34,22 @@ export const RECORD_BATCH_OVERHEAD = 61;
 export const MAGIC_OFFSET = 16;
 export const CURRENT_MAGIC = 2;
 
-const BATCH_LENGTH_OFFSET = 8;
+/** Header field offsets (Kafka's DefaultRecordBatch constants), for code that reads headers without a RecordBatch. */
+export const BASE_OFFSET_OFFSET = 0;
+export const BATCH_LENGTH_OFFSET = 8;
 const PARTITION_LEADER_EPOCH_OFFSET = 12;
 const CRC_OFFSET = 17;
 const ATTRIBUTES_OFFSET = 21;
-const LAST_OFFSET_DELTA_OFFSET = 23;
+export const LAST_OFFSET_DELTA_OFFSET = 23;
 const FIRST_TIMESTAMP_OFFSET = 27;
-const MAX_TIMESTAMP_OFFSET = 35;
+export const MAX_TIMESTAMP_OFFSET = 35;
 const PRODUCER_ID_OFFSET = 43;
 const PRODUCER_EPOCH_OFFSET = 51;
 const BASE_SEQUENCE_OFFSET = 53;
 const RECORDS_COUNT_OFFSET = 57;
+
+/** The header bytes up to and including lastOffsetDelta: enough for a batch's offset range and size. */
+export const OFFSET_RANGE_HEADER_LENGTH = LAST_OFFSET_DELTA_OFFSET + 4;
 
 const COMPRESSION_CODEC_MASK = 0x07;
 const TIMESTAMP_TYPE_MASK = 0x08;

@@ -1,4 +1,4 @@
-import { compareTp, TopicPartition, tpString } from '../common/topic-partition';
+import { compareTp, TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { TopicPartitionOffset } from '../rebalance/zk-offset-store';
 import { CliError } from './cli';
 import { ConsumerGroupService, GroupDescription } from './consumer-groups-service';
@@ -176,7 +176,7 @@ export class ConsumerGroupCommand {
       if (existing.length === 0) throw new CliError(`Error: Executing consumer group command failed due to topic '${topic}' does not exist`);
       const partitions = list === undefined ? existing : list.split(',').map((p) => Number(p.trim()));
       for (const partition of partitions) {
-        if (!existing.includes(partition)) throw new CliError(`Error: Executing consumer group command failed due to partition ${topic}-${partition} does not exist`);
+        if (!existing.includes(partition)) throw new CliError(`Error: Executing consumer group command failed due to partition ${tpKey(topic, partition)} does not exist`);
         result.push({ topic, partition });
       }
     }

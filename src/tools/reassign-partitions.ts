@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { tpString } from '../common/topic-partition';
 import { assignReplicasToBrokers } from '../controller/replica-assignment';
 import { AdminZk } from '../zk/admin-zk';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
@@ -77,20 +78,20 @@ function readReassignmentFile(file: string): PartitionReassignment[] {
 export async function executeReassignment(zk: ZkClient, file: string, out: (l: string) => void): Promise<number> {
   const plan = readReassignmentFile(file);
   if (plan.length === 0) throw new CliError('Partition reassignment data is empty');
-  const keys = plan.map((p) => `${p.topic}-${p.partition}`);
+  const keys = plan.map((p) => tpString(p));
   const dup = keys.find((k, i) => keys.indexOf(k) !== i);
   if (dup !== undefined) throw new CliError(`Partition reassignment contains duplicate topic partitions: ${dup}`);
   const live = new Set(await new BrokerRegistryZk(zk).getBrokerIds());
   const admin = new AdminZk(zk);
   for (const p of plan) {
-    if (p.replicas.length === 0) throw new CliError(`Partition replica list cannot be empty for ${p.topic}-${p.partition}`);
-    if (new Set(p.replicas).size !== p.replicas.length) throw new CliError(`Partition replica lists may not contain duplicate entries: ${p.topic}-${p.partition}`);
+    if (p.replicas.length === 0) throw new CliError(`Partition replica list cannot be empty for ${tpString(p)}`);
+    if (new Set(p.replicas).size !== p.replicas.length) throw new CliError(`Partition replica lists may not contain duplicate entries: ${tpString(p)}`);
     const unknown = p.replicas.filter((b) => !live.has(b));
     if (unknown.length > 0) throw new CliError(`The proposed assignment contains non-existent brokerIDs: ${unknown.join(',')}`);
     const a = await admin.getTopicAssignment(p.topic);
-    if (a === null || !a.partitions.has(p.partition)) throw new CliError(`The proposed assignment contains non-existent partitions: ${p.topic}-${p.partition}`);
+    if (a === null || !a.partitions.has(p.partition)) throw new CliError(`The proposed assignment contains non-existent partitions: ${tpString(p)}`);
   }
-  const current = (await currentAssignment(admin, new Set(plan.map((p) => p.topic)))).filter((c) => keys.includes(`${c.topic}-${c.partition}`));
+  const current = (await currentAssignment(admin, new Set(plan.map((p) => p.topic)))).filter((c) => keys.includes(tpString(c)));
   out('Current partition replica assignment');
   out('');
   out(formatAssignment(current));
@@ -114,11 +115,11 @@ export async function verifyReassignment(zk: ZkClient, file: string, out: (l: st
   const plan = readReassignmentFile(file);
   const admin = new AdminZk(zk);
   const node = await zk.getData(ZkPaths.reassignPartitions);
-  const running = new Set(node === null ? [] : ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data).map((p) => `${p.topic}-${p.partition}`));
+  const running = new Set(node === null ? [] : ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data).map((p) => tpString(p)));
   out('Status of partition reassignment: ');
   let allDone = true;
   for (const p of plan) {
-    const tp = `${p.topic}-${p.partition}`;
+    const tp = tpString(p);
     const actual = (await admin.getTopicAssignment(p.topic))?.partitions.get(p.partition) ?? [];
     if (running.has(tp)) {
       out(`Reassignment of partition ${tp} is still in progress`);

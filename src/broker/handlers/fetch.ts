@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../common/error-codes';
 import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
-import { TopicPartition } from '../../common/topic-partition';
+import { TopicPartition, tpString } from '../../common/topic-partition';
 import { FetchPartitionResponse, FetchRequest, FetchResponse } from '../../protocol/apis/fetch';
 import { downConvert } from '../../records';
 import { ApiHandler } from '../network/api-handler';
@@ -107,7 +107,7 @@ function readAll(ctx: HandlerContext, slots: Slot[], request: FetchRequest, vers
       total += records.length;
     } catch (err) {
       s.response.errorCode = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
-      if (!(err instanceof KafkaError)) log.error(`Error processing fetch with max size ${s.partitionMaxBytes} from consumer on partition ${s.tp.topic}-${s.tp.partition}`, err);
+      if (!(err instanceof KafkaError)) log.error(`Error processing fetch with max size ${s.partitionMaxBytes} from consumer on partition ${tpString(s.tp)}`, err);
     }
   }
   return total;

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../common/error-codes';
 import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
-import { TopicPartition } from '../../common/topic-partition';
+import { TopicPartition, tpString } from '../../common/topic-partition';
 import type { LogAppendInfo } from '../../log';
 import { ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../../protocol/apis/produce';
 import { ApiHandler, CLOSE_CONNECTION, NO_RESPONSE } from '../network/api-handler';
@@ -84,7 +84,7 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
 
 function appendFailed(tp: TopicPartition, response: ProducePartitionResponse, err: unknown): void {
   response.errorCode = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
-  if (!(err instanceof KafkaError)) log.error(`Error processing append operation on partition ${tp.topic}-${tp.partition}`, err);
+  if (!(err instanceof KafkaError)) log.error(`Error processing append operation on partition ${tpString(tp)}`, err);
 }
 
 /**

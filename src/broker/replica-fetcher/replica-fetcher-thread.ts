@@ -3,7 +3,7 @@ import { ErrorCode, errorName } from '../../common/error-codes';
 import { SerialQueue } from '../../common/serial-queue';
 import { Clock, SYSTEM_CLOCK } from '../../common/time';
 import { getLogger, Logger } from '../../common/logging/logging';
-import { TopicPartition, tpString } from '../../common/topic-partition';
+import { TopicPartition, tpKey, tpString } from '../../common/topic-partition';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, Log } from '../../log/log';
 import { ApiDefinition } from '../../protocol/api-definition';
 import { FetchApi, FetchPartitionResponse, FetchRequest } from '../../protocol/apis/fetch';
@@ -310,7 +310,7 @@ export class ReplicaFetcherThread {
     await this.process(async () => {
       for (const t of response.responses) {
         for (const p of t.partitionResponses) {
-          const s = index.get(`${t.topic}-${p.partition}`);
+          const s = index.get(tpKey(t.topic, p.partition));
           if (s === undefined || !this.current(s) || s.truncating || s.fetchOffset !== sent.get(s)) continue;
           const log = this.localLog(s.tp);
           if (log === undefined) continue;

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { ProtocolError } from '../protocol-error';
-import { readInt64 } from './int64';
+import { readInt64 } from '../../common/int64';
 
 /**
  * Bounds-checked cursor over one received frame. Every read checks the remaining length first and throws

@@ -1,4 +1,4 @@
-import { writeInt64 } from './int64';
+import { writeInt64 } from '../../common/int64';
 
 /** Byte fields at least this large are kept by reference (one writev chunk) instead of being copied. */
 const ZERO_COPY_THRESHOLD = 1024;

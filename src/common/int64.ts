@@ -1,8 +1,9 @@
 /**
- * INT64 on the wire, JS `number` in memory (the rule is written down in src/protocol/README.md):
- * offsets, timestamps and producer ids stay far below 2^53, so a double represents them exactly. A value outside
- * the safe range is rounded to the nearest double when read (never an exception: a client may legitimately send
- * Long.MAX_VALUE as a sentinel) and clamped to [-2^63, 2^63-1] when written.
+ * The one int64 rule of the project: INT64 in bytes (the wire, record batches, index files), JS `number` in
+ * memory. Offsets, timestamps and producer ids stay far below 2^53, so a double represents them exactly; reading
+ * two int32 halves is much faster than readBigInt64BE + Number() on hot paths. A value outside the safe range is
+ * rounded to the nearest double when read (never an exception: a client may legitimately send Long.MAX_VALUE as a
+ * sentinel) and clamped to [-2^63, 2^63-1] when written.
  */
 const TWO_32 = 4294967296;
 const INT64_MAX = 2n ** 63n - 1n;
