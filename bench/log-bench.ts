@@ -18,7 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Scheduler } from '../src/common/scheduler';
 import { SystemClock } from '../src/common/time';
-import { createLogConfig } from '../src/log/log-config';
+import { createLogConfig } from '../src/common/config/log-config';
 import { Log } from '../src/log/log';
 import { RecordBatch } from '../src/records/record-batch';
 import { RecordBatchBuilder } from '../src/records/record-batch-builder';

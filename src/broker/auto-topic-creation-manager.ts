@@ -34,8 +34,8 @@ export class AutoTopicCreationManager {
     try {
       if (await this.adminZk.topicExists(name)) return ErrorCode.LEADER_NOT_AVAILABLE.code;
       const brokers = await this.brokerRegistry.getBrokerIds();
-      const rf = Math.min(this.config.int('default.replication.factor'), Math.max(brokers.length, 1));
-      const assignment = assignReplicasToBrokers(brokers, this.config.int('num.partitions'), rf);
+      const rf = Math.min(this.config.get('default.replication.factor'), Math.max(brokers.length, 1));
+      const assignment = assignReplicasToBrokers(brokers, this.config.get('num.partitions'), rf);
       await this.adminZk.createTopic(name, assignment, new Map());
       log.info(`Auto creation of topic ${name} with ${assignment.size} partitions and replication factor ${rf} is successful`);
       return ErrorCode.LEADER_NOT_AVAILABLE.code;
@@ -63,12 +63,12 @@ export class AutoTopicCreationManager {
     if (await this.adminZk.topicExists(GROUP_METADATA_TOPIC_NAME)) return;
     const brokers = await this.brokerRegistry.getBrokerIds();
     if (brokers.length === 0) return;
-    const partitions = this.config.int('offsets.topic.num.partitions');
-    const rf = Math.min(this.config.int('offsets.topic.replication.factor'), brokers.length);
+    const partitions = this.config.get('offsets.topic.num.partitions');
+    const rf = Math.min(this.config.get('offsets.topic.replication.factor'), brokers.length);
     const config = new Map([
       ['cleanup.policy', 'compact'],
       ['compression.type', 'producer'],
-      ['segment.bytes', String(this.config.int('offsets.topic.segment.bytes'))],
+      ['segment.bytes', String(this.config.get('offsets.topic.segment.bytes'))],
     ]);
     await this.adminZk.createTopic(GROUP_METADATA_TOPIC_NAME, assignReplicasToBrokers(brokers, partitions, rf), config);
     log.info(`Created topic ${GROUP_METADATA_TOPIC_NAME} with ${partitions} partitions and replication factor ${rf}`);

@@ -1,7 +1,7 @@
 import { getLogger } from '../common/logging/logging';
 import { SerialQueue } from '../common/serial-queue';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
-import { createLogConfig, LogConfig } from '../log/log-config';
+import { createLogConfig, LogConfig, LogConfigDefaults } from '../common/config/log-config';
 import { LogManager } from '../log/log-manager';
 import { ZkClient } from '../zk/zk-client';
 import { ZkPaths } from '../zk/zk-paths';
@@ -25,7 +25,7 @@ export class DynamicConfigManager {
   constructor(
     private readonly zk: ZkClient,
     private readonly logManager: LogManager,
-    private readonly brokerDefaults: Record<string, string>,
+    private readonly brokerDefaults: LogConfigDefaults,
     private readonly clock: Clock = SYSTEM_CLOCK,
   ) {}
 
@@ -42,7 +42,7 @@ export class DynamicConfigManager {
   /** The topic's effective config: broker defaults with /config/topics/<topic> (or `overrides`) on top. */
   async logConfigFor(topic: string, overrides?: ReadonlyMap<string, string>): Promise<LogConfig> {
     const own = overrides ?? (await this.topicOverrides(topic));
-    return createLogConfig(this.brokerDefaults, Object.fromEntries(own));
+    return createLogConfig(this.brokerDefaults, own);
   }
 
   private async topicOverrides(topic: string): Promise<Map<string, string>> {
@@ -74,6 +74,6 @@ export class DynamicConfigManager {
   private async applyTopicConfig(topic: string): Promise<void> {
     const overrides = await this.topicOverrides(topic);
     this.log.info(`Processing override for entityPath: topics/${topic} with config: HashMap(${[...overrides].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
-    this.logManager.updateTopicConfig(topic, createLogConfig(this.brokerDefaults, Object.fromEntries(overrides)));
+    this.logManager.updateTopicConfig(topic, createLogConfig(this.brokerDefaults, overrides));
   }
 }

@@ -12,8 +12,8 @@ import { controlledShutdown } from './controlled-shutdown';
 import { Scheduler } from '../common/scheduler';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { LogManager } from '../log/log-manager';
-import { logManagerConfigFromProps } from '../log/log-manager-config';
-import { brokerLogConfigDefaults, createLogConfig } from '../log/log-config';
+import { logManagerConfigFrom } from '../log/log-manager-config';
+import { brokerLogConfigDefaults, createLogConfig } from '../common/config/log-config';
 import { ControllerChannelManager, KafkaController } from '../controller';
 import { AdminZk } from '../zk/admin-zk';
 import { SocketServer } from './network/socket-server';
@@ -102,8 +102,8 @@ export class KafkaServer {
     const clock = this.clock;
     const scheduler = new Scheduler(clock);
     this.shutdownHooks.push(() => scheduler.shutdown());
-    const brokerDefaults = brokerLogConfigDefaults(this.config.originals);
-    const logManager = new LogManager({ config: logManagerConfigFromProps(this.config.originals), defaultConfig: createLogConfig(brokerDefaults), clock, scheduler });
+    const brokerDefaults = brokerLogConfigDefaults(this.config);
+    const logManager = new LogManager({ config: logManagerConfigFrom(this.config), defaultConfig: createLogConfig(brokerDefaults), clock, scheduler });
     await logManager.startup();
     this.shutdownHooks.push(() => logManager.shutdown());
     const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults);
@@ -118,7 +118,7 @@ export class KafkaServer {
       replication: {
         zk,
         scheduler,
-        replicaLagTimeMaxMs: this.config.long('replica.lag.time.max.ms'),
+        replicaLagTimeMaxMs: this.config.get('replica.lag.time.max.ms'),
         fetcher: replicaFetcherConfigFrom(this.brokerId, this.config),
         interBrokerListenerName: this.config.interBrokerListenerName,
       },
@@ -129,27 +129,27 @@ export class KafkaServer {
     const controller = new KafkaController({
       config: {
         brokerId: this.brokerId,
-        deleteTopicEnable: this.config.bool('delete.topic.enable'),
-        uncleanLeaderElectionEnable: this.config.bool('unclean.leader.election.enable'),
-        autoLeaderRebalanceEnable: this.config.bool('auto.leader.rebalance.enable'),
-        leaderImbalancePerBrokerPercentage: this.config.int('leader.imbalance.per.broker.percentage'),
-        leaderImbalanceCheckIntervalSeconds: this.config.long('leader.imbalance.check.interval.seconds'),
+        deleteTopicEnable: this.config.get('delete.topic.enable'),
+        uncleanLeaderElectionEnable: this.config.get('unclean.leader.election.enable'),
+        autoLeaderRebalanceEnable: this.config.get('auto.leader.rebalance.enable'),
+        leaderImbalancePerBrokerPercentage: this.config.get('leader.imbalance.per.broker.percentage'),
+        leaderImbalanceCheckIntervalSeconds: this.config.get('leader.imbalance.check.interval.seconds'),
       },
       zk,
-      createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.int('controller.socket.timeout.ms')),
+      createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms')),
     });
     this.controller = controller;
     const groupCoordinator = new GroupCoordinator({
       config: {
-        minSessionTimeoutMs: this.config.int('group.min.session.timeout.ms'),
-        maxSessionTimeoutMs: this.config.int('group.max.session.timeout.ms'),
-        initialRebalanceDelayMs: this.config.int('group.initial.rebalance.delay.ms'),
-        maxGroupSize: this.config.int('group.max.size'),
-        offsetMetadataMaxBytes: this.config.int('offset.metadata.max.bytes'),
+        minSessionTimeoutMs: this.config.get('group.min.session.timeout.ms'),
+        maxSessionTimeoutMs: this.config.get('group.max.session.timeout.ms'),
+        initialRebalanceDelayMs: this.config.get('group.initial.rebalance.delay.ms'),
+        maxGroupSize: this.config.get('group.max.size'),
+        offsetMetadataMaxBytes: this.config.get('offset.metadata.max.bytes'),
       },
       offsetStore: new ZkOffsetStore(zk),
       // The topic's actual partition count once it exists, the configured one until then.
-      partitionFor: (groupId) => coordinatorPartitionFor(groupId, metadataCache.numPartitions(GROUP_METADATA_TOPIC_NAME) ?? this.config.int('offsets.topic.num.partitions')),
+      partitionFor: (groupId) => coordinatorPartitionFor(groupId, metadataCache.numPartitions(GROUP_METADATA_TOPIC_NAME) ?? this.config.get('offsets.topic.num.partitions')),
       clock,
     });
     groupCoordinator.startup();
@@ -176,9 +176,9 @@ export class KafkaServer {
         brokerId: this.brokerId,
         listeners: this.config.listeners,
         advertisedListeners: this.config.advertisedListeners,
-        socketRequestMaxBytes: this.config.int('socket.request.max.bytes'),
-        connectionsMaxIdleMs: this.config.long('connections.max.idle.ms'),
-        maxInFlightRequestsPerConnection: this.config.int('queued.max.requests'),
+        socketRequestMaxBytes: this.config.get('socket.request.max.bytes'),
+        connectionsMaxIdleMs: this.config.get('connections.max.idle.ms'),
+        maxInFlightRequestsPerConnection: this.config.get('queued.max.requests'),
       },
       new RequestDispatcher(apis),
     );
@@ -224,7 +224,7 @@ export class KafkaServer {
     }
     if (configured >= 0) return configured;
     if (stored !== null) return stored.brokerId;
-    return registry.generateBrokerId(this.config.int('reserved.broker.max.id'));
+    return registry.generateBrokerId(this.config.get('reserved.broker.max.id'));
   }
 
   private createLogDirs(): void {
@@ -254,7 +254,7 @@ export class KafkaServer {
       listenerSecurityProtocolMap: protocolMap,
       jmxPort: Number.isInteger(jmx) && jmx > 0 ? jmx : -1,
       timestamp: this.clock.nowMs(),
-      rack: this.config.stringOrNull('broker.rack'),
+      rack: this.config.get('broker.rack'),
       version: 5,
     };
   }
@@ -267,14 +267,14 @@ export class KafkaServer {
 
   private async doShutdown(): Promise<void> {
     this.log.info('shutting down');
-    if (this.started && this.zk !== undefined && this.config.bool('controlled.shutdown.enable')) {
+    if (this.started && this.zk !== undefined && this.config.get('controlled.shutdown.enable')) {
       await controlledShutdown(this.zk, {
         brokerId: this.brokerId,
         brokerEpoch: this.brokerEpoch,
         listenerName: this.config.interBrokerListenerName,
-        maxRetries: this.config.int('controlled.shutdown.max.retries'),
-        retryBackoffMs: this.config.long('controlled.shutdown.retry.backoff.ms'),
-        requestTimeoutMs: this.config.int('controller.socket.timeout.ms'),
+        maxRetries: this.config.get('controlled.shutdown.max.retries'),
+        retryBackoffMs: this.config.get('controlled.shutdown.retry.backoff.ms'),
+        requestTimeoutMs: this.config.get('controller.socket.timeout.ms'),
         clock: this.clock,
       }, this.log).catch((err: unknown) => this.log.warn('Controlled shutdown failed', err));
     }

@@ -3,7 +3,7 @@ import { Clock } from '../common/time';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
-import { LogConfig } from '../log/log-config';
+import { LogConfig } from '../common/config/log-config';
 import { LogManager } from '../log/log-manager';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/apis/leader-and-isr';
 import { StopReplicaRequest, StopReplicaResponse } from '../protocol/apis/stop-replica';

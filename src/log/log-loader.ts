@@ -15,7 +15,7 @@ import {
   timeIndexFile,
 } from './log-file-names';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache';
-import { LogConfig } from './log-config';
+import { LogConfig } from '../common/config/log-config';
 import { LogSegment } from './log-segment';
 import { LogSegments } from './log-segments';
 

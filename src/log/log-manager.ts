@@ -17,7 +17,7 @@ import {
   logDirName,
   parseTopicPartitionName,
 } from './log-file-names';
-import { isCompactPolicy, LogConfig } from './log-config';
+import { isCompactPolicy, LogConfig } from '../common/config/log-config';
 import { LogCleaner } from './log-cleaner';
 import { LogDirFailureChannel, isIoError } from './log-dir-failure-channel';
 import { Log } from './log';

@@ -4,7 +4,7 @@ import { LOG_OVERHEAD, MAGIC_OFFSET, RECORD_BATCH_OVERHEAD, RecordBatch } from '
 import { RecordBatchBuilder } from '../records/record-batch-builder';
 import { convertLegacyToRecordBatch } from '../records/record-conversion';
 import { TimestampType } from '../records/timestamp-type';
-import { isCompactPolicy, LogConfig } from './log-config';
+import { isCompactPolicy, LogConfig } from '../common/config/log-config';
 
 /**
  * Validation of incoming records and offset assignment (Kafka's LogValidator + Log.analyzeAndValidateRecords).

@@ -7,7 +7,7 @@ import { Scheduler } from '../common/scheduler';
 import { batchesIn } from '../records/record-batch';
 import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, SWAP_FILE_SUFFIX, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache';
-import { isDeletePolicy, LogConfig } from './log-config';
+import { isDeletePolicy, LogConfig } from '../common/config/log-config';
 import { LogDirFailureChannel, isIoError, storageError } from './log-dir-failure-channel';
 import { loadLog, segmentOpenOptions } from './log-loader';
 import { LogSegment } from './log-segment';

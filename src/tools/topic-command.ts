@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { isInternalTopic, hasCollisionChars, topicNameError } from '../common/topic';
 import { assignAddedPartitions, assignReplicasToBrokers } from '../controller/replica-assignment';
-import { createLogConfig, LOG_CONFIG_KEYS } from '../log/log-config';
+import { createLogConfig, isTopicConfigKey } from '../common/config/log-config';
 import { AdminZk, AdminZkError } from '../zk/admin-zk';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ZkClient } from '../zk/zk-client';
@@ -114,10 +114,10 @@ export function parseTopicConfig(pairs: readonly string[]): Map<string, string> 
 
 function validateTopicConfig(config: ReadonlyMap<string, string>): void {
   for (const key of config.keys()) {
-    if (!(key in LOG_CONFIG_KEYS)) throw new TopicCommandError('org.apache.kafka.common.errors.InvalidConfigurationException', `Unknown topic config name: ${key}`);
+    if (!isTopicConfigKey(key)) throw new TopicCommandError('org.apache.kafka.common.errors.InvalidConfigurationException', `Unknown topic config name: ${key}`);
   }
   try {
-    createLogConfig({}, Object.fromEntries(config));
+    createLogConfig({}, config);
   } catch (err) {
     throw new TopicCommandError('org.apache.kafka.common.config.ConfigException', (err as Error).message);
   }

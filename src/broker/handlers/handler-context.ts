@@ -1,6 +1,6 @@
 import { KafkaConfig } from '../../common/config/kafka-config';
 import { Clock } from '../../common/time';
-import { LogConfig } from '../../log/log-config';
+import { LogConfig } from '../../common/config/log-config';
 import { KafkaController } from '../../controller';
 import { GroupCoordinator } from '../../rebalance/group-coordinator';
 import { AdminZk } from '../../zk/admin-zk';

@@ -15,7 +15,7 @@ export function createMetadataHandler(ctx: HandlerContext): ApiHandler<MetadataR
     const cache = ctx.metadataCache;
     const all = request.topics === null || (version === 0 && request.topics.length === 0);
     const names = all ? cache.allTopics() : [...new Set((request.topics ?? []).map((t) => t.name))];
-    const allowAutoCreate = ctx.config.bool('auto.create.topics.enable') && (version < 4 || request.allowAutoTopicCreation);
+    const allowAutoCreate = ctx.config.get('auto.create.topics.enable') && (version < 4 || request.allowAutoTopicCreation);
     const topics: MetadataResponseTopic[] = [];
     for (const name of names) {
       const known = cache.topicMetadata(name, listener);

@@ -70,7 +70,7 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     });
     // A produce to an unknown topic creates it when auto.create.topics.enable is set; this request still gets
     // UNKNOWN_TOPIC_OR_PARTITION, which clients retry after refreshing their metadata.
-    if (ctx.config.bool('auto.create.topics.enable')) {
+    if (ctx.config.get('auto.create.topics.enable')) {
       for (const [name, list] of byTopic) {
         if (list.some((p) => p.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code) && !ctx.metadataCache.contains(name)) await ctx.autoTopicCreation.unknownTopicError(name, true);
       }

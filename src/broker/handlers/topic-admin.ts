@@ -3,7 +3,7 @@ import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
 import { isInternalTopic, topicNameError } from '../../common/topic';
 import { assignAddedPartitions, assignReplicasToBrokers } from '../../controller';
-import { LOG_CONFIG_KEYS } from '../../log/log-config';
+import { isTopicConfigKey } from '../../common/config/log-config';
 import { CreatePartitionsRequest, CreatePartitionsResponse } from '../../protocol/apis/create-partitions';
 import { CreatableTopic, CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/apis/create-topics';
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/apis/delete-topics';
@@ -48,7 +48,7 @@ async function createTopic(ctx: HandlerContext, topic: CreatableTopic, validateO
   if (nameError !== undefined) throw new KafkaError('INVALID_TOPIC_EXCEPTION', nameError);
   const config = new Map<string, string>();
   for (const c of topic.configs) {
-    if (!(c.name in LOG_CONFIG_KEYS)) throw new KafkaError('INVALID_CONFIG', `Unknown topic config name: ${c.name}`);
+    if (!isTopicConfigKey(c.name)) throw new KafkaError('INVALID_CONFIG', `Unknown topic config name: ${c.name}`);
     if (c.value !== null) config.set(c.name, c.value);
   }
   try {
@@ -63,8 +63,8 @@ async function createTopic(ctx: HandlerContext, topic: CreatableTopic, validateO
     }
     assignment = new Map(topic.assignments.map((a) => [a.partitionIndex, a.brokerIds]));
   } else {
-    const partitions = topic.numPartitions === -1 ? ctx.config.int('num.partitions') : topic.numPartitions;
-    const rf = topic.replicationFactor === -1 ? ctx.config.int('default.replication.factor') : topic.replicationFactor;
+    const partitions = topic.numPartitions === -1 ? ctx.config.get('num.partitions') : topic.numPartitions;
+    const rf = topic.replicationFactor === -1 ? ctx.config.get('default.replication.factor') : topic.replicationFactor;
     if (partitions <= 0) throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions must be larger than 0.');
     if (rf <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0.');
     const brokers = await ctx.brokerRegistry.getBrokerIds();
@@ -85,7 +85,7 @@ export function createDeleteTopicsHandler(ctx: HandlerContext): ApiHandler<Delet
     for (const name of request.topicNames) {
       let code = 0;
       if (!ctx.controller.isActive) code = ErrorCode.NOT_CONTROLLER.code;
-      else if (!ctx.config.bool('delete.topic.enable')) code = context.header.apiVersion >= 3 ? ErrorCode.TOPIC_DELETION_DISABLED.code : ErrorCode.INVALID_REQUEST.code;
+      else if (!ctx.config.get('delete.topic.enable')) code = context.header.apiVersion >= 3 ? ErrorCode.TOPIC_DELETION_DISABLED.code : ErrorCode.INVALID_REQUEST.code;
       else if (isInternalTopic(name) || topicNameError(name) !== undefined) code = ErrorCode.INVALID_TOPIC_EXCEPTION.code;
       else if (!(await ctx.adminZk.topicExists(name))) code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code;
       else {

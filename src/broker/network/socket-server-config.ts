@@ -6,14 +6,14 @@ import { SocketServerOptions } from './socket-server';
  * num.network.threads / num.io.threads are accepted by the config but do not apply (see SocketServer).
  */
 export function socketServerOptions(config: KafkaConfig): SocketServerOptions {
-  const queuedBytes = config.long('queued.max.request.bytes');
+  const queuedBytes = config.get('queued.max.request.bytes');
   return {
     brokerId: config.brokerId,
     listeners: config.listeners,
     advertisedListeners: config.advertisedListeners,
-    socketRequestMaxBytes: config.int('socket.request.max.bytes'),
-    connectionsMaxIdleMs: config.long('connections.max.idle.ms'),
+    socketRequestMaxBytes: config.get('socket.request.max.bytes'),
+    connectionsMaxIdleMs: config.get('connections.max.idle.ms'),
     maxInFlightBytesPerConnection: queuedBytes > 0 ? queuedBytes : undefined,
-    maxInFlightRequestsPerConnection: config.int('queued.max.requests'),
+    maxInFlightRequestsPerConnection: config.get('queued.max.requests'),
   };
 }

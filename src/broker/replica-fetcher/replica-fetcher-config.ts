@@ -23,12 +23,12 @@ export interface ReplicaFetcherConfig {
 export function replicaFetcherConfigFrom(brokerId: number, config: KafkaConfig): ReplicaFetcherConfig {
   return {
     brokerId,
-    numReplicaFetchers: Math.max(1, config.int('num.replica.fetchers')),
-    fetchMaxBytes: config.int('replica.fetch.max.bytes'),
-    fetchResponseMaxBytes: config.int('replica.fetch.response.max.bytes'),
-    fetchWaitMaxMs: config.int('replica.fetch.wait.max.ms'),
-    fetchMinBytes: config.int('replica.fetch.min.bytes'),
-    fetchBackoffMs: config.int('replica.fetch.backoff.ms'),
-    socketTimeoutMs: config.int('replica.socket.timeout.ms'),
+    numReplicaFetchers: Math.max(1, config.get('num.replica.fetchers')),
+    fetchMaxBytes: config.get('replica.fetch.max.bytes'),
+    fetchResponseMaxBytes: config.get('replica.fetch.response.max.bytes'),
+    fetchWaitMaxMs: config.get('replica.fetch.wait.max.ms'),
+    fetchMinBytes: config.get('replica.fetch.min.bytes'),
+    fetchBackoffMs: config.get('replica.fetch.backoff.ms'),
+    socketTimeoutMs: config.get('replica.socket.timeout.ms'),
   };
 }

@@ -1,18 +1,14 @@
-import { atLeast, between, ConfigKey, ConfigType, oneOf, Validator } from './config-def';
+import { atLeast, between, ConfigValues, defineKey as k, LONG_MAX_TEXT as LONG_MAX, oneOf } from './config-def';
 
-function k(name: string, type: ConfigType, defaultText: string | null | undefined, validator?: Validator): ConfigKey {
-  return validator === undefined ? { name, type, defaultText } : { name, type, defaultText, validator };
-}
-
-const LONG_MAX = '9223372036854775807';
-const COMPRESSION = oneOf('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer');
+/** compression.type's values, for the broker and for topics. */
+export const COMPRESSION = oneOf('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer');
 
 /**
  * The broker's configuration keys with Kafka 2.8's names and defaults (KafkaConfig.scala). Keys Kafka has
  * but kafka-ts does not act on (SSL, SASL, quotas, ...) are still defined, so that a stock server.properties
  * reads without warnings and the start-up dump lists what Kafka lists.
  */
-export const KAFKA_CONFIG_DEFS: readonly ConfigKey[] = [
+export const KAFKA_CONFIG_DEFS = [
   // ZooKeeper
   k('zookeeper.connect', 'string', undefined),
   k('zookeeper.session.timeout.ms', 'int', '18000', atLeast(1)),
@@ -176,4 +172,9 @@ export const KAFKA_CONFIG_DEFS: readonly ConfigKey[] = [
   k('sasl.enabled.mechanisms', 'list', 'GSSAPI'),
   k('sasl.mechanism.inter.broker.protocol', 'string', 'GSSAPI'),
   k('password.encoder.secret', 'password', null),
-];
+] as const;
+
+/** Every broker key: a misspelt key in `KafkaConfig.get` does not compile. */
+export type BrokerConfigKey = (typeof KAFKA_CONFIG_DEFS)[number]['name'];
+/** Each broker key's parsed value type. */
+export type BrokerConfigValues = ConfigValues<typeof KAFKA_CONFIG_DEFS>;

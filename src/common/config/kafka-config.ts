@@ -1,16 +1,18 @@
-import { ConfigException, ConfigKey, ConfigValue, parseValue, renderValue, validate } from './config-def';
-import { KAFKA_CONFIG_DEFS } from './kafka-config-defs';
+import { ConfigException, ConfigKey, ConfigValue, parseKey, renderValue } from './config-def';
+import { BrokerConfigKey, BrokerConfigValues, KAFKA_CONFIG_DEFS } from './kafka-config-defs';
 import { EndPoint, parseEndPoints, parseSecurityProtocolMap } from './end-point';
 
 const DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]));
 
 /**
  * The broker's configuration: parsed from server.properties plus `--override` pairs, validated as a whole,
- * then frozen. A config change at run time (dynamic configs) builds a new object rather than editing this one.
+ * then frozen; every part of the broker reads its typed values through `get` (a key union: a misspelt key does
+ * not compile) and the values Kafka derives (log dirs, retention, roll time, listeners, ZooKeeper timeouts). A
+ * config change at run time (dynamic configs) builds a new object rather than editing this one.
  */
 export class KafkaConfig {
   readonly values: ReadonlyMap<string, ConfigValue>;
-  /** The properties as supplied (file plus overrides), for parts that read Kafka's keys themselves. */
+  /** The properties as supplied (file plus overrides): which keys were set, for DescribeConfigs. */
   readonly originals: ReadonlyMap<string, string>;
   /** Supplied keys that no definition knows: Kafka warns about them and starts anyway. */
   readonly unknownKeys: readonly string[];
@@ -23,30 +25,38 @@ export class KafkaConfig {
   readonly listeners: readonly EndPoint[];
   readonly advertisedListeners: readonly EndPoint[];
   readonly interBrokerListenerName: string;
+  /** log.retention.ms, else .minutes, else .hours, in ms; -1 is forever (Kafka's logRetentionTimeMillis). */
   readonly logRetentionMs: number;
+  /** log.roll.ms, else log.roll.hours, in ms (Kafka's logRollTimeMillis). */
   readonly logRollMs: number;
+  /** log.roll.jitter.ms, else log.roll.jitter.hours, in ms (Kafka's logRollTimeJitterMillis). */
+  readonly logRollJitterMs: number;
+  /** log.flush.interval.ms, else log.flush.scheduler.interval.ms (Kafka's logFlushIntervalMs). */
+  readonly logFlushIntervalMs: number;
 
   private constructor(values: Map<string, ConfigValue>, unknownKeys: string[], originals: ReadonlyMap<string, string>) {
     this.values = values;
     this.originals = new Map(originals);
     this.unknownKeys = unknownKeys;
-    this.brokerId = this.int('broker.id');
-    this.logDirs = (this.stringOrNull('log.dirs') ?? this.string('log.dir')).split(',').map((s) => s.trim()).filter((s) => s !== '');
-    this.zkConnect = this.string('zookeeper.connect');
-    this.zkSessionTimeoutMs = this.int('zookeeper.session.timeout.ms');
-    this.zkConnectionTimeoutMs = this.intOrNull('zookeeper.connection.timeout.ms') ?? this.zkSessionTimeoutMs;
-    const protocolMap = parseSecurityProtocolMap(this.string('listener.security.protocol.map'));
-    const listenersText = this.stringOrNull('listeners') ?? `PLAINTEXT://${this.string('host.name')}:${this.int('port')}`;
+    this.brokerId = this.get('broker.id');
+    this.logDirs = (this.get('log.dirs') ?? this.get('log.dir')).split(',').map((s) => s.trim()).filter((s) => s !== '');
+    this.zkConnect = this.get('zookeeper.connect');
+    this.zkSessionTimeoutMs = this.get('zookeeper.session.timeout.ms');
+    this.zkConnectionTimeoutMs = this.get('zookeeper.connection.timeout.ms') ?? this.zkSessionTimeoutMs;
+    const protocolMap = parseSecurityProtocolMap(this.get('listener.security.protocol.map'));
+    const listenersText = this.get('listeners') ?? `PLAINTEXT://${this.get('host.name')}:${this.get('port')}`;
     this.listeners = parseEndPoints('listeners', listenersText, protocolMap);
+    const advertisedHost = this.get('advertised.host.name');
+    const advertisedPort = this.get('advertised.port');
     const advertisedText =
-      this.stringOrNull('advertised.listeners') ??
-      (this.stringOrNull('advertised.host.name') !== null || this.intOrNull('advertised.port') !== null
-        ? `PLAINTEXT://${this.stringOrNull('advertised.host.name') ?? this.string('host.name')}:${this.intOrNull('advertised.port') ?? this.int('port')}`
-        : null);
+      this.get('advertised.listeners') ??
+      (advertisedHost !== null || advertisedPort !== null ? `PLAINTEXT://${advertisedHost ?? this.get('host.name')}:${advertisedPort ?? this.get('port')}` : null);
     this.advertisedListeners = advertisedText === null ? this.listeners : parseEndPoints('advertised.listeners', advertisedText, protocolMap);
-    this.interBrokerListenerName = this.stringOrNull('inter.broker.listener.name') ?? this.string('security.inter.broker.protocol');
-    this.logRetentionMs = KafkaConfig.retentionMs(this);
-    this.logRollMs = this.longOrNull('log.roll.ms') ?? this.int('log.roll.hours') * 3600000;
+    this.interBrokerListenerName = this.get('inter.broker.listener.name') ?? this.get('security.inter.broker.protocol');
+    this.logRetentionMs = this.retentionMs();
+    this.logRollMs = this.get('log.roll.ms') ?? this.get('log.roll.hours') * 3600000;
+    this.logRollJitterMs = this.get('log.roll.jitter.ms') ?? this.get('log.roll.jitter.hours') * 3600000;
+    this.logFlushIntervalMs = this.get('log.flush.interval.ms') ?? this.get('log.flush.scheduler.interval.ms');
     this.checkRules();
     Object.freeze(this);
   }
@@ -56,22 +66,23 @@ export class KafkaConfig {
     const values = new Map<string, ConfigValue>();
     const unknown: string[] = [];
     for (const key of props.keys()) if (!DEFS.has(key)) unknown.push(key);
-    for (const def of KAFKA_CONFIG_DEFS) {
-      const supplied = props.get(def.name);
-      const text = supplied ?? def.defaultText;
-      if (text === undefined) {
-        throw new ConfigException(`Missing required configuration "${def.name}" which has no default value.`);
-      }
-      const value = parseValue(def, text);
-      if (value !== null) validate(def, value, text ?? 'null');
-      values.set(def.name, value);
-    }
+    for (const def of KAFKA_CONFIG_DEFS) values.set(def.name, parseKey(def, props.get(def.name)));
     return new KafkaConfig(values, unknown, props);
   }
 
+  /** A key's default value, from the definition table. */
+  static defaultOf<K extends BrokerConfigKey>(key: K): BrokerConfigValues[K] {
+    return parseKey(DEFS.get(key) as ConfigKey, undefined) as BrokerConfigValues[K];
+  }
+
+  /** A key's typed value (null only for keys whose default is "no value" and that were not set). */
+  get<K extends BrokerConfigKey>(key: K): BrokerConfigValues[K] {
+    return this.values.get(key) as BrokerConfigValues[K];
+  }
+
   private checkRules(): void {
-    const reserved = this.int('reserved.broker.max.id');
-    if (this.bool('broker.id.generation.enable')) {
+    const reserved = this.get('reserved.broker.max.id');
+    if (this.get('broker.id.generation.enable')) {
       if (this.brokerId < -1 || this.brokerId > reserved) {
         throw new ConfigException(`Invalid value ${this.brokerId} for configuration broker.id: broker.id must be greater than or equal to -1 and not greater than reserved.broker.max.id (${reserved})`);
       }
@@ -86,59 +97,19 @@ export class KafkaConfig {
         `inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid options based on currently configured listeners are ${[...names].join(',')}`,
       );
     }
-    if (this.int('replica.fetch.wait.max.ms') > this.int('replica.socket.timeout.ms')) {
+    if (this.get('replica.fetch.wait.max.ms') > this.get('replica.socket.timeout.ms')) {
       throw new ConfigException('replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent unnecessary socket timeouts');
     }
-    if (this.int('offsets.topic.replication.factor') < 1) throw new ConfigException('offsets.topic.replication.factor must be at least 1');
+    if (this.get('offsets.topic.replication.factor') < 1) throw new ConfigException('offsets.topic.replication.factor must be at least 1');
   }
 
-  private static retentionMs(c: KafkaConfig): number {
-    const ms = c.longOrNull('log.retention.ms');
+  private retentionMs(): number {
+    const ms = this.get('log.retention.ms');
     if (ms !== null) return ms < 0 ? -1 : ms;
-    const minutes = c.intOrNull('log.retention.minutes');
+    const minutes = this.get('log.retention.minutes');
     if (minutes !== null) return minutes < 0 ? -1 : minutes * 60000;
-    const hours = c.int('log.retention.hours');
+    const hours = this.get('log.retention.hours');
     return hours < 0 ? -1 : hours * 3600000;
-  }
-
-  private raw(name: string): ConfigValue {
-    if (!this.values.has(name)) throw new Error(`Unknown configuration ${name}`);
-    return this.values.get(name) ?? null;
-  }
-
-  int(name: string): number {
-    const v = this.raw(name);
-    if (typeof v !== 'number') throw new ConfigException(`Configuration ${name} has no value`);
-    return v;
-  }
-  intOrNull(name: string): number | null {
-    const v = this.raw(name);
-    return typeof v === 'number' ? v : null;
-  }
-  long(name: string): number {
-    return this.int(name);
-  }
-  longOrNull(name: string): number | null {
-    return this.intOrNull(name);
-  }
-  double(name: string): number {
-    return this.int(name);
-  }
-  bool(name: string): boolean {
-    return this.raw(name) === true;
-  }
-  string(name: string): string {
-    const v = this.raw(name);
-    if (typeof v !== 'string') throw new ConfigException(`Configuration ${name} has no value`);
-    return v;
-  }
-  stringOrNull(name: string): string | null {
-    const v = this.raw(name);
-    return typeof v === 'string' ? v : null;
-  }
-  list(name: string): string[] {
-    const v = this.raw(name);
-    return Array.isArray(v) ? v : [];
   }
 
   /** The `KafkaConfig values:` block Kafka logs at start-up: one tab-indented `key = value` line per key, sorted. */

@@ -28,8 +28,19 @@ describe('KafkaConfig', () => {
     expect(c.zkConnect).toBe('localhost:2181');
     expect(c.zkConnectionTimeoutMs).toBe(18000);
     expect(c.logRetentionMs).toBe(168 * 3600000);
-    expect(c.int('num.partitions')).toBe(1);
-    expect(c.int('socket.request.max.bytes')).toBe(104857600);
+    expect(c.get('num.partitions')).toBe(1);
+    expect(c.get('socket.request.max.bytes')).toBe(104857600);
+  });
+
+  it('types every key: a misspelt key or a wrong value type does not compile', () => {
+    const c = config({});
+    // @ts-expect-error misspelt key
+    expect(c.get('num.partition')).toBeUndefined();
+    // @ts-expect-error num.partitions is a number
+    const asText: string = c.get('num.partitions');
+    expect(typeof asText).toBe('number');
+    const maybe: string | null = c.get('log.dirs');
+    expect(maybe).toBeNull();
   });
 
   it("applies Kafka's defaults", () => {
@@ -38,20 +49,20 @@ describe('KafkaConfig', () => {
     expect(c.logDirs).toEqual(['/tmp/kafka-logs']);
     expect(c.zkSessionTimeoutMs).toBe(18000);
     expect(c.zkConnectionTimeoutMs).toBe(18000);
-    expect(c.int('message.max.bytes')).toBe(1048588);
-    expect(c.int('default.replication.factor')).toBe(1);
-    expect(c.int('min.insync.replicas')).toBe(1);
-    expect(c.bool('unclean.leader.election.enable')).toBe(false);
-    expect(c.bool('auto.create.topics.enable')).toBe(true);
-    expect(c.bool('delete.topic.enable')).toBe(true);
-    expect(c.bool('auto.leader.rebalance.enable')).toBe(true);
-    expect(c.bool('controlled.shutdown.enable')).toBe(true);
-    expect(c.bool('log.cleaner.enable')).toBe(true);
-    expect(c.long('log.retention.bytes')).toBe(-1);
-    expect(c.int('log.segment.bytes')).toBe(1073741824);
-    expect(c.long('log.retention.check.interval.ms')).toBe(300000);
-    expect(c.int('replica.fetch.max.bytes')).toBe(1048576);
-    expect(c.int('offsets.topic.num.partitions')).toBe(50);
+    expect(c.get('message.max.bytes')).toBe(1048588);
+    expect(c.get('default.replication.factor')).toBe(1);
+    expect(c.get('min.insync.replicas')).toBe(1);
+    expect(c.get('unclean.leader.election.enable')).toBe(false);
+    expect(c.get('auto.create.topics.enable')).toBe(true);
+    expect(c.get('delete.topic.enable')).toBe(true);
+    expect(c.get('auto.leader.rebalance.enable')).toBe(true);
+    expect(c.get('controlled.shutdown.enable')).toBe(true);
+    expect(c.get('log.cleaner.enable')).toBe(true);
+    expect(c.get('log.retention.bytes')).toBe(-1);
+    expect(c.get('log.segment.bytes')).toBe(1073741824);
+    expect(c.get('log.retention.check.interval.ms')).toBe(300000);
+    expect(c.get('replica.fetch.max.bytes')).toBe(1048576);
+    expect(c.get('offsets.topic.num.partitions')).toBe(50);
     expect(c.listeners).toEqual([{ listenerName: 'PLAINTEXT', host: '', port: 9092, securityProtocol: 'PLAINTEXT' }]);
     expect(c.advertisedListeners).toEqual(c.listeners);
   });

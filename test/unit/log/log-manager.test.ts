@@ -2,8 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Scheduler } from '../../../src/common/scheduler';
 import { KafkaError } from '../../../src/common/kafka-error';
-import { createLogConfig } from '../../../src/log/log-config';
-import { DEFAULT_LOG_MANAGER_CONFIG, logManagerConfigFromProps } from '../../../src/log/log-manager-config';
+import { createLogConfig } from '../../../src/common/config/log-config';
+import { DEFAULT_LOG_MANAGER_CONFIG, logManagerConfigFrom } from '../../../src/log/log-manager-config';
+import { KafkaConfig } from '../../../src/common/config/kafka-config';
 import { LogManager } from '../../../src/log/log-manager';
 import { batchesIn } from '../../../src/records/record-batch';
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
@@ -210,10 +211,12 @@ describe('LogManager', () => {
   });
 
   it('reads its settings from broker properties', () => {
-    const c = logManagerConfigFromProps({ 'log.dirs': '/x, /y', 'log.retention.check.interval.ms': '1000' });
+    const props = (entries: Record<string, string>): KafkaConfig => KafkaConfig.fromProperties(new Map(Object.entries({ 'zookeeper.connect': 'zk:2181', ...entries })));
+    const c = logManagerConfigFrom(props({ 'log.dirs': '/x, /y', 'log.retention.check.interval.ms': '1000' }));
     expect(c.logDirs).toEqual(['/x', '/y']);
     expect(c.retentionCheckIntervalMs).toBe(1000);
     expect(c.flushRecoveryOffsetCheckpointIntervalMs).toBe(60000);
-    expect(() => logManagerConfigFromProps({ 'log.retention.check.interval.ms': 'soon' })).toThrow(/log.retention.check.interval.ms/);
+    expect(() => logManagerConfigFrom(props({ 'log.retention.check.interval.ms': 'soon' }))).toThrow(/log.retention.check.interval.ms/);
+    expect(logManagerConfigFrom(props({}))).toEqual(DEFAULT_LOG_MANAGER_CONFIG);
   });
 });

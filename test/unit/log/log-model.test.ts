@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { Scheduler } from '../../../src/common/scheduler';
-import { createLogConfig } from '../../../src/log/log-config';
+import { createLogConfig } from '../../../src/common/config/log-config';
 import { Log } from '../../../src/log/log';
 import { batchesIn } from '../../../src/records/record-batch';
 import { MockClock } from '../../helpers/mock-clock';

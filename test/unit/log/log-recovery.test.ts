@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Scheduler } from '../../../src/common/scheduler';
-import { createLogConfig } from '../../../src/log/log-config';
+import { createLogConfig } from '../../../src/common/config/log-config';
 import { Log } from '../../../src/log/log';
 import { batchesIn } from '../../../src/records/record-batch';
 import { MockClock } from '../../helpers/mock-clock';

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Scheduler } from '../../../src/common/scheduler';
 import { closeLogging, configureLogging } from '../../../src/common/logging/logging';
-import { createLogConfig, LogConfig } from '../../../src/log/log-config';
+import { createLogConfig, LogConfig } from '../../../src/common/config/log-config';
 import { Log } from '../../../src/log/log';
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { CompressionType } from '../../../src/records/compression-type';

@@ -1,4 +1,10 @@
-import { brokerLogConfigDefaults, createLogConfig, DEFAULT_LOG_CONFIG } from '../../../src/log/log-config';
+import { KafkaConfig } from '../../../src/common/config/kafka-config';
+import { brokerLogConfigDefaults, createLogConfig, DEFAULT_LOG_CONFIG } from '../../../src/common/config/log-config';
+
+function broker(entries: Record<string, string> | Map<string, string>): KafkaConfig {
+  const map = entries instanceof Map ? entries : new Map(Object.entries(entries));
+  return KafkaConfig.fromProperties(new Map([['zookeeper.connect', 'zk:2181'], ...map]));
+}
 
 describe('LogConfig', () => {
   it("has Kafka's defaults", () => {
@@ -22,11 +28,11 @@ describe('LogConfig', () => {
   });
 
   it('maps broker settings with precedence ms > minutes > hours', () => {
-    expect(brokerLogConfigDefaults({ 'log.retention.hours': '1' })['retention.ms']).toBe('3600000');
-    expect(brokerLogConfigDefaults({ 'log.retention.hours': '1', 'log.retention.minutes': '2' })['retention.ms']).toBe('120000');
-    expect(brokerLogConfigDefaults({ 'log.retention.hours': '1', 'log.retention.ms': '5' })['retention.ms']).toBe('5');
-    expect(brokerLogConfigDefaults({ 'log.retention.hours': '-1' })['retention.ms']).toBe('-1');
-    const defaults = brokerLogConfigDefaults(new Map([['log.segment.bytes', '1048576'], ['log.roll.hours', '1'], ['message.max.bytes', '2000']]));
+    expect(brokerLogConfigDefaults(broker({ 'log.retention.hours': '1' }))['retention.ms']).toBe(3600000);
+    expect(brokerLogConfigDefaults(broker({ 'log.retention.hours': '1', 'log.retention.minutes': '2' }))['retention.ms']).toBe(120000);
+    expect(brokerLogConfigDefaults(broker({ 'log.retention.hours': '1', 'log.retention.ms': '5' }))['retention.ms']).toBe(5);
+    expect(brokerLogConfigDefaults(broker({ 'log.retention.hours': '-1' }))['retention.ms']).toBe(-1);
+    const defaults = brokerLogConfigDefaults(broker(new Map([['log.segment.bytes', '1048576'], ['log.roll.hours', '1'], ['message.max.bytes', '2000']])));
     const c = createLogConfig(defaults, { 'segment.bytes': '4096', 'cleanup.policy': 'compact,delete' });
     expect(c.segmentBytes).toBe(4096);
     expect(c.segmentMs).toBe(3600000);
