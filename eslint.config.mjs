@@ -82,7 +82,7 @@ function blockFor(scope) {
         ...restricted.flatMap((r) => [
           { selector: `CallExpression[callee.name='require'][arguments.0.value=${re(r)}]`, message: r.message },
           { selector: `ImportExpression[source.value=${re(r)}]`, message: r.message },
-          { selector: `TSImportType[argument.literal.value=${re(r)}]`, message: r.message },
+          { selector: `TSImportType[source.value=${re(r)}]`, message: r.message },
         ]),
       ],
     },
