@@ -13,8 +13,8 @@ if ! npx tsc --noEmit -p tsconfig.json; then
   echo "type check failed" >&2
   status=1
 fi
-if ! npx eslint src bin test; then
-  echo "lint failed (style or dependency direction)" >&2
+if ! bash scripts/lint.sh; then
+  echo "lint failed (style, dependency direction or an import cycle)" >&2
   status=1
 fi
 

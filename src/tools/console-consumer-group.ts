@@ -1,7 +1,7 @@
 import { NetworkClient } from '../client/network-client';
 import { GroupConsumer } from '../rebalance/group-consumer';
 import { CliError } from './cli';
-import type { ConsoleConsumerOptions } from './console-consumer';
+import type { ConsoleConsumerOptions } from './console-consumer-options';
 import { consoleLimits, consumeLoop } from './console-consumer-loop';
 import { intOption, parseBrokerList } from './tool-properties';
 

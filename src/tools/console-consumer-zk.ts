@@ -4,7 +4,7 @@ import { ZkClient } from '../zk/zk-client';
 import { validateZkConnectString } from '../zk/zk-connect-string';
 import { ZkPaths } from '../zk/zk-paths';
 import { CliError } from './cli';
-import type { ConsoleConsumerOptions } from './console-consumer';
+import type { ConsoleConsumerOptions } from './console-consumer-options';
 import { consoleLimits, consumeLoop } from './console-consumer-loop';
 import { intOption } from './tool-properties';
 

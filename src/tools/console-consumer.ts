@@ -5,27 +5,13 @@ import { ConsumedRecord, PartitionConsumer, StartOffset } from '../client/partit
 import { TopicPartition } from '../common/topic-partition';
 import { CliError } from './cli';
 import { consoleLimits, consumeLoop, RecordSource } from './console-consumer-loop';
+import type { ConsoleConsumerOptions } from './console-consumer-options';
 import { runGroupConsoleConsumer } from './console-consumer-group';
 import { runZkConsoleConsumer } from './console-consumer-zk';
 import { intOption, parseBrokerList } from './tool-properties';
 
 export { MessageFormatter } from './console-consumer-loop';
-
-export interface ConsoleConsumerOptions {
-  bootstrapServer?: string;
-  zookeeper?: string;
-  deleteConsumerOffsets?: boolean;
-  topic?: string;
-  whitelist?: string;
-  partition?: string;
-  offset?: string;
-  fromBeginning?: boolean;
-  maxMessages?: string;
-  timeoutMs?: string;
-  property: string[];
-  consumerProperty: string[];
-  group?: string;
-}
+export type { ConsoleConsumerOptions } from './console-consumer-options';
 
 /**
  * Kafka's ConsoleConsumer: prints each record from the chosen start, stops after --max-messages or when nothing

@@ -2,8 +2,8 @@ import type { StartedNetwork, StartedTestContainer } from 'testcontainers';
 import { zkMode, ZkMode } from './four-letter-word';
 import { freePorts } from './free-port';
 import { waitUntil } from './wait-until';
-import { normalizeChroot } from './zk-ensemble';
-import type { ZkEnsemble, ZkEnsembleOptions, ZkNode } from './zk-ensemble';
+import { normalizeChroot } from './zk-ensemble-contract';
+import type { ZkEnsemble, ZkEnsembleOptions, ZkNode } from './zk-ensemble-contract';
 
 /*
  * The Docker flavour of startZkEnsemble (KAFKA_TS_ZK_DOCKER=1), for machines with a Docker engine and no Java:
