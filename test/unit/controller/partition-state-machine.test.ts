@@ -128,6 +128,8 @@ describe('NewPartition -> OnlinePartition', () => {
     expectUntouched('NewPartition');
   });
 
+  // Kafka 2.8's initializeLeaderAndIsrForPartitions fails the change on NODEEXISTS (the partition stays New); this
+  // implementation deliberately adopts the existing node and elects from it (see initializeLeaderAndIsr).
   it('NewPartition -> OnlinePartition when the state znode already exists takes it and elects a leader from it', async () => {
     given(tp, [1, 2, 3], 'NewPartition');
     zk.seed(tp, lic(2, 3, [2, 3]), 7);
