@@ -20,7 +20,8 @@ export interface FollowerState {
 
 /** What a partition needs from its broker to change its ISR: the ZooKeeper write and who to tell. */
 export interface PartitionHooks {
-  isrWriter?: IsrStateWriter;
+  /** Only `write` is used (narrow, so tests can fake the ZooKeeper write). */
+  isrWriter?: Pick<IsrStateWriter, 'write'>;
   /** The ISR changed in ZooKeeper: queue it for /isr_change_notification. */
   onIsrChanged?: (tp: TopicPartition) => void;
   /** Wake fetches and acks=-1 produces waiting on this partition (high watermark or ISR moved). */

@@ -32,10 +32,13 @@ const VALID_PREVIOUS: Record<PartitionState, readonly PartitionState[]> = {
   NonExistentPartition: ['OfflinePartition'],
 };
 
+/** The ZooKeeper operations the partition state machine uses (narrow, so tests can fake them). */
+export type PartitionStateMachineZk = Pick<ControllerZk, 'getPartitionState' | 'createPartitionState' | 'updatePartitionState'>;
+
 export interface PartitionStateMachineDeps {
   controllerId: number;
   context: ControllerContext;
-  zk: ControllerZk;
+  zk: PartitionStateMachineZk;
   batch: ControllerRequestBatch;
   /** Broker default and topic override of unclean.leader.election.enable. */
   uncleanLeaderElectionEnabled: (topic: string) => Promise<boolean>;

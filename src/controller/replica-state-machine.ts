@@ -31,10 +31,13 @@ const VALID_PREVIOUS: Record<ReplicaState, readonly ReplicaState[]> = {
   NonExistentReplica: ['ReplicaDeletionSuccessful'],
 };
 
+/** The ZooKeeper operations the replica state machine uses (narrow, so tests can fake them). */
+export type ReplicaStateMachineZk = Pick<ControllerZk, 'getPartitionState' | 'updatePartitionState'>;
+
 export interface ReplicaStateMachineDeps {
   controllerId: number;
   context: ControllerContext;
-  zk: ControllerZk;
+  zk: ReplicaStateMachineZk;
   batch: ControllerRequestBatch;
 }
 

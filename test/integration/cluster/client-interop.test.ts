@@ -50,6 +50,46 @@ function checkConsumed(records: Consumed[], producer: string): Map<string, numbe
   return keyPartition;
 }
 
+/** What a producer reported back: for each acknowledged message, its key and where it was written. */
+interface Acked {
+  key: string;
+  partition: number;
+  offset: number;
+}
+
+/** Per partition, how many of the COUNT messages (keys key-0..key-99, equally often) the Java partitioner sends there. */
+function expectedCounts(expected: ReadonlyMap<string, number>): number[] {
+  const counts = new Array<number>(PARTITIONS).fill(0);
+  for (const p of expected.values()) counts[p] = (counts[p] ?? 0) + COUNT / expected.size;
+  return counts;
+}
+
+/** Every message acknowledged once, on its key's partition, at offsets 0..n-1 of that partition. */
+function checkAcked(acked: Acked[], expected: ReadonlyMap<string, number>): void {
+  expect(acked).toHaveLength(COUNT);
+  const byPartition = new Map<number, number[]>();
+  for (const a of acked) {
+    expect(a.partition).toBe(expected.get(a.key));
+    byPartition.set(a.partition, [...(byPartition.get(a.partition) ?? []), a.offset]);
+  }
+  for (const [p, offsets] of byPartition) {
+    offsets.sort((a, b) => a - b);
+    expect(offsets).toEqual(Array.from({ length: expectedCounts(expected)[p] ?? 0 }, (_, i) => i));
+  }
+}
+
+/** The end offset (high watermark) of each partition of `topic`, in partition order. */
+async function endOffsets(bootstrap: string, topic: string): Promise<number[]> {
+  const admin = new Kafka({ brokers: bootstrap.split(','), clientId: 'interop-admin', logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.sort((a, b) => a.partition - b.partition).map((o) => Number(o.high));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 describe('real clients produce 10,000 keyed messages each and read them back', () => {
   let cluster: TestCluster;
   const expected = new Map<string, number>();
@@ -67,34 +107,11 @@ describe('real clients produce 10,000 keyed messages each and read them back', (
 
   afterAll(async () => cluster?.close());
 
-  it('kafkajs produces with its default (Java-compatible) partitioner', async () => {
-    const kafka = new Kafka({ brokers: cluster.bootstrap.split(','), clientId: 'interop', logLevel: logLevel.NOTHING });
-    const producer = kafka.producer();
-    await producer.connect();
-    for (let i = 0; i < COUNT; i += 500) {
-      const messages = Array.from({ length: 500 }, (_, j) => ({ key: `key-${(i + j) % 100}`, value: `kafkajs-${i + j}` }));
-      await producer.send({ topic: 'interop-kafkajs', acks: -1, messages });
-    }
-    await producer.disconnect();
-  });
-
-  it('kcat produces with the murmur2 partitioner', async () => {
-    const lines = Array.from({ length: COUNT }, (_, i) => `key-${i % 100}:kcat-${i}`).join('\n') + '\n';
-    await run('kcat', ['-b', cluster.bootstrap, '-P', '-t', 'interop-kcat', '-K', ':', '-X', 'partitioner=murmur2_random', '-X', 'linger.ms=5'], lines);
-  });
-
-  it('kafka-python produces with its default partitioner', async () => {
-    const script = [
-      'from kafka import KafkaProducer',
-      `p = KafkaProducer(bootstrap_servers='${cluster.bootstrap}', acks='all', linger_ms=5)`,
-      `for i in range(${COUNT}):`,
-      "    p.send('interop-python', key=('key-%d' % (i % 100)).encode(), value=('python-%d' % i).encode())",
-      'p.flush()',
-    ].join('\n');
-    await run('/usr/bin/python3', ['-c', script]);
-  });
-
-  for (const producer of ['kafkajs', 'kcat', 'python']) {
+  /**
+   * The three ways of reading back what `producer` wrote. Each producer's describe produces in its own
+   * beforeAll, so any one case runs alone (`-t 'kcat consumes what python produced'`).
+   */
+  function consumeCases(producer: string): void {
     it(`kcat consumes what ${producer} produced`, async () => {
       const out = await run('kcat', ['-b', cluster.bootstrap, '-C', '-t', `interop-${producer}`, '-o', 'beginning', '-e', '-q', '-f', '%p %o %k %s\\n']);
       const records = out.trim().split('\n').map((l) => {
@@ -149,4 +166,77 @@ describe('real clients produce 10,000 keyed messages each and read them back', (
       for (const [k, p] of keys) expect(p).toBe(expected.get(k));
     });
   }
+
+  describe('kafkajs', () => {
+    const acked: Acked[] = [];
+
+    beforeAll(async () => {
+      const kafka = new Kafka({ brokers: cluster.bootstrap.split(','), clientId: 'interop', logLevel: logLevel.NOTHING });
+      const producer = kafka.producer();
+      await producer.connect();
+      try {
+        for (let i = 0; i < COUNT; i += 500) {
+          const messages = Array.from({ length: 500 }, (_, j) => ({ key: `key-${(i + j) % 100}`, value: `kafkajs-${i + j}` }));
+          const metadata = await producer.send({ topic: 'interop-kafkajs', acks: -1, messages });
+          // One entry per partition written: its base offset; the batch's messages for that partition follow it in order.
+          for (const m of metadata) {
+            expect(m.errorCode).toBe(0);
+            const keys = messages.map((msg) => msg.key).filter((k) => expected.get(k) === m.partition);
+            keys.forEach((key, n) => acked.push({ key, partition: m.partition, offset: Number(m.baseOffset ?? m.offset) + n }));
+          }
+        }
+      } finally {
+        await producer.disconnect();
+      }
+    }, 120000);
+
+    it('kafkajs produces with its default (Java-compatible) partitioner', async () => {
+      checkAcked(acked, expected);
+      expect(await endOffsets(cluster.bootstrap, 'interop-kafkajs')).toEqual(expectedCounts(expected));
+    });
+
+    consumeCases('kafkajs');
+  });
+
+  describe('kcat', () => {
+    beforeAll(async () => {
+      const lines = Array.from({ length: COUNT }, (_, i) => `key-${i % 100}:kcat-${i}`).join('\n') + '\n';
+      await run('kcat', ['-b', cluster.bootstrap, '-P', '-t', 'interop-kcat', '-K', ':', '-X', 'partitioner=murmur2_random', '-X', 'linger.ms=5'], lines);
+    }, 120000);
+
+    it('kcat produces with the murmur2 partitioner', async () => {
+      // kcat reports no offsets: each partition must end exactly where the Java partitioner's share of the keys puts it.
+      expect(await endOffsets(cluster.bootstrap, 'interop-kcat')).toEqual(expectedCounts(expected));
+    });
+
+    consumeCases('kcat');
+  });
+
+  describe('kafka-python', () => {
+    let acked: Acked[] = [];
+
+    beforeAll(async () => {
+      const script = [
+        'from kafka import KafkaProducer',
+        `p = KafkaProducer(bootstrap_servers='${cluster.bootstrap}', acks='all', linger_ms=5)`,
+        `futures = [p.send('interop-python', key=('key-%d' % (i % 100)).encode(), value=('python-%d' % i).encode()) for i in range(${COUNT})]`,
+        'p.flush()',
+        'for i, f in enumerate(futures):',
+        '    md = f.get(timeout=60)',
+        "    print('key-%d' % (i % 100), md.partition, md.offset)",
+      ].join('\n');
+      const out = await run('/usr/bin/python3', ['-c', script]);
+      acked = out.trim().split('\n').map((l) => {
+        const [key, p, o] = l.split(' ');
+        return { key: key as string, partition: Number(p), offset: Number(o) };
+      });
+    }, 120000);
+
+    it('kafka-python produces with its default partitioner', async () => {
+      checkAcked(acked, expected);
+      expect(await endOffsets(cluster.bootstrap, 'interop-python')).toEqual(expectedCounts(expected));
+    });
+
+    consumeCases('python');
+  });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { closeLogging, configureLogging } from '../../../src/common/logging/logging';
 import { ProtocolTestServer } from '../../helpers/protocol-test-server';
+import { waitUntil } from '../../helpers/wait-until';
 
 describe('kafka-request.log', () => {
   it('shows each request with its timing at DEBUG, like Kafka 2.x RequestChannel', async () => {
@@ -31,9 +32,14 @@ describe('kafka-request.log', () => {
           .filter((f) => f.startsWith('kafka-request.log'))
           .map((f) => readFileSync(join(dir, f), 'utf8'))
           .join('');
-      const deadline = Date.now() + 5000;
-      while (!/apiKey=PRODUCE/.test(read()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      const text = read();
+      // The file transport writes asynchronously: wait for the PRODUCE line, then check everything that was logged.
+      const text = await waitUntil(
+        () => {
+          const t = read();
+          return /apiKey=PRODUCE/.test(t) ? t : false;
+        },
+        { timeoutMs: 5000, intervalMs: 20, message: 'the PRODUCE request to reach kafka-request.log' },
+      );
       expect(text).toMatch(
         /DEBUG Completed request:RequestHeader\(apiKey=API_VERSIONS, apiVersion=2, clientId=logged, correlationId=0\) -- \{\} from connection 127\.0\.0\.1:\d+-127\.0\.0\.1:\d+-\d+;totalTime:[\d.]+,requestQueueTime:[\d.]+,localTime:[\d.]+,remoteTime:[\d.]+,throttleTime:0,responseQueueTime:[\d.]+,sendTime:[\d.]+,securityProtocol:PLAINTEXT,principal:User:ANONYMOUS,listener:PLAINTEXT,clientInformation:ClientInformation\(softwareName=unknown, softwareVersion=unknown\) \(kafka\.request\.logger\)/,
       );
