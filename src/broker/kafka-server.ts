@@ -130,7 +130,7 @@ export class KafkaServer {
       config: {
         brokerId: this.brokerId,
         deleteTopicEnable: this.config.get('delete.topic.enable'),
-        uncleanLeaderElectionEnable: this.config.get('unclean.leader.election.enable'),
+        logConfigDefaults: brokerDefaults,
         autoLeaderRebalanceEnable: this.config.get('auto.leader.rebalance.enable'),
         leaderImbalancePerBrokerPercentage: this.config.get('leader.imbalance.per.broker.percentage'),
         leaderImbalanceCheckIntervalSeconds: this.config.get('leader.imbalance.check.interval.seconds'),

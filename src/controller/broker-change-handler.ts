@@ -1,9 +1,10 @@
 import { ErrorCode } from '../common/error-codes';
 import { Logger } from '../common/logging/logging';
-import { TopicPartition, tpString } from '../common/topic-partition';
+import { tpString } from '../common/topic-partition';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { csv, hashSet } from './scala-render';
-import type { KafkaController } from './kafka-controller';
+import { ControllerOps } from './controller-ops';
+import { ControlledShutdownResult } from './controller-events';
 
 /**
  * Broker membership flows of the controller (Kafka's processBrokerChange, onBrokerStartup, onBrokerFailure and
@@ -11,7 +12,7 @@ import type { KafkaController } from './kafka-controller';
  */
 export class BrokerChangeHandler {
   constructor(
-    private readonly controller: KafkaController,
+    private readonly controller: ControllerOps,
     private readonly registry: BrokerRegistryZk,
     private readonly log: Logger,
   ) {}
@@ -26,7 +27,7 @@ export class BrokerChangeHandler {
     if (newIds.length === 0 && deadIds.length === 0 && bouncedIds.length === 0) return;
     const all = [...current.keys()].sort((a, b) => a - b);
     this.log.info(`Newly added brokers: ${csv(newIds)}, deleted brokers: ${csv(deadIds)}, bounced brokers: ${csv(bouncedIds)}, all live brokers: ${csv(all)}`);
-    const channel = this.controller.channelOrThrow;
+    const channel = this.controller.channel;
     for (const id of [...deadIds, ...bouncedIds]) {
       channel.removeBroker(id);
       ctx.liveBrokers.delete(id);
@@ -53,10 +54,10 @@ export class BrokerChangeHandler {
     this.controller.sendUpdateMetadataRequest(ids, ctx.allPartitions().filter((tp) => ctx.leadership.has(tpString(tp))));
     const replicas = ctx.allPartitions().flatMap((tp) => ctx.replicasFor(tp).filter((r) => newSet.has(r)).map((replica) => ({ tp, replica })));
     const notDeleting = replicas.filter((pr) => !ctx.isTopicQueuedForDeletion(pr.tp.topic));
-    await this.controller.rsm.handleStateChanges(notDeleting, 'OnlineReplica');
-    await this.controller.psm.triggerOnlinePartitionStateChange();
+    await this.controller.replicaStateMachine.handleStateChanges(notDeleting, 'OnlineReplica');
+    await this.controller.partitionStateMachine.triggerOnlinePartitionStateChange();
     const deleting = [...new Set(replicas.filter((pr) => ctx.isTopicQueuedForDeletion(pr.tp.topic)).map((pr) => pr.tp.topic))];
-    await this.controller.deletion.resumeDeletionForTopics(deleting);
+    await this.controller.topicDeletionManager.resumeDeletionForTopics(deleting);
   }
 
   private async onBrokerFailure(ids: number[]): Promise<void> {
@@ -69,15 +70,15 @@ export class BrokerChangeHandler {
       const leader = ctx.leadership.get(tpString(tp))?.state.leader;
       return leader !== undefined && dead.has(leader) && !ctx.isTopicQueuedForDeletion(tp.topic);
     });
-    await this.controller.psm.handleStateChanges(ledByDead, 'OfflinePartition');
-    await this.controller.psm.triggerOnlinePartitionStateChange();
+    await this.controller.partitionStateMachine.handleStateChanges(ledByDead, 'OfflinePartition');
+    await this.controller.partitionStateMachine.triggerOnlinePartitionStateChange();
     const replicas = ctx.allPartitions().flatMap((tp) => ctx.replicasFor(tp).filter((r) => dead.has(r)).map((replica) => ({ tp, replica })));
     const notDeleting = replicas.filter((pr) => !ctx.isTopicQueuedForDeletion(pr.tp.topic));
-    await this.controller.rsm.handleStateChanges(notDeleting, 'OfflineReplica');
+    await this.controller.replicaStateMachine.handleStateChanges(notDeleting, 'OfflineReplica');
     const deleting = replicas.filter((pr) => ctx.isTopicQueuedForDeletion(pr.tp.topic));
     if (deleting.length > 0) {
-      await this.controller.rsm.handleStateChanges(deleting, 'ReplicaDeletionIneligible');
-      this.controller.deletion.markTopicIneligibleForDeletion([...new Set(deleting.map((pr) => pr.tp.topic))], 'offline replicas');
+      await this.controller.replicaStateMachine.handleStateChanges(deleting, 'ReplicaDeletionIneligible');
+      this.controller.topicDeletionManager.markTopicIneligibleForDeletion([...new Set(deleting.map((pr) => pr.tp.topic))], 'offline replicas');
     }
     if (ledByDead.length === 0 && notDeleting.length === 0) this.controller.sendUpdateMetadataRequest([...ctx.liveOrShuttingDownBrokerIds()], []);
   }
@@ -86,7 +87,7 @@ export class BrokerChangeHandler {
    * Moves leadership away from a broker that asked to shut down, and takes its follower replicas out of the ISRs.
    * Answers with the partitions it still leads (empty means it may stop without clients seeing unavailability).
    */
-  async doControlledShutdown(brokerId: number, brokerEpoch: number): Promise<{ errorCode: number; remaining: TopicPartition[] }> {
+  async doControlledShutdown(brokerId: number, brokerEpoch: number): Promise<ControlledShutdownResult> {
     const ctx = this.controller.context;
     if (!ctx.liveBrokers.has(brokerId)) {
       this.log.warn(`Broker id ${brokerId} does not exist.`);
@@ -104,8 +105,8 @@ export class BrokerChangeHandler {
     const partitions = ctx.partitionsOnBroker(brokerId).filter((tp) => ctx.replicasFor(tp).length > 1 && ctx.leadership.has(tpString(tp)) && !ctx.isTopicQueuedForDeletion(tp.topic));
     const led = partitions.filter((tp) => ctx.leadership.get(tpString(tp))?.state.leader === brokerId);
     const followed = partitions.filter((tp) => ctx.leadership.get(tpString(tp))?.state.leader !== brokerId);
-    await this.controller.psm.handleStateChanges(led, 'OnlinePartition', { kind: 'ControlledShutdownPartitionLeaderElectionStrategy' });
-    await this.controller.rsm.handleStateChanges(followed.map((tp) => ({ tp, replica: brokerId })), 'OfflineReplica');
+    await this.controller.partitionStateMachine.handleStateChanges(led, 'OnlinePartition', { kind: 'ControlledShutdownPartitionLeaderElectionStrategy' });
+    await this.controller.replicaStateMachine.handleStateChanges(followed.map((tp) => ({ tp, replica: brokerId })), 'OfflineReplica');
     const remaining = ctx.partitionsLedBy(brokerId).filter((tp) => ctx.replicasFor(tp).length > 1);
     if (this.log.isTraceEnabled()) this.log.trace(`All leaders = ${hashSet(ctx.allPartitions().map((tp) => `${tpString(tp)} -> ${ctx.leadership.get(tpString(tp))?.state.leader ?? -1}`))}`);
     return { errorCode: ErrorCode.NONE.code, remaining };

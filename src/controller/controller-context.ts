@@ -19,6 +19,16 @@ export interface LeaderIsrCacheEntry {
 }
 
 /**
+ * A reassignment in flight: ORS, the original replicas, and TRS, the target replicas (Kafka's notation in
+ * KafkaController's reassignment comments; Kafka's ReplicaAssignment with adding and removing replicas).
+ */
+export interface PartitionReassignmentState {
+  readonly tp: TopicPartition;
+  readonly original: readonly number[];
+  readonly target: readonly number[];
+}
+
+/**
  * The controller's in-memory view of the cluster (Kafka's ControllerContext), rebuilt from ZooKeeper on every
  * failover and mutated only by events on the controller's event queue, so it needs no locking.
  */
@@ -38,6 +48,8 @@ export class ControllerContext {
   readonly replicaStates = new Map<string, ReplicaState>();
   readonly topicsToBeDeleted = new Set<string>();
   readonly topicsIneligibleForDeletion = new Set<string>();
+  /** tp string -> the reassignment moving it (Kafka's ControllerContext.partitionsBeingReassigned). */
+  readonly partitionsBeingReassigned = new Map<string, PartitionReassignmentState>();
 
   /** Brokers that may lead: live and not shutting down. */
   liveBrokerIds(): Set<number> {
@@ -105,6 +117,7 @@ export class ControllerContext {
     this.allTopics.delete(topic);
     this.topicsToBeDeleted.delete(topic);
     this.topicsIneligibleForDeletion.delete(topic);
+    for (const key of [...this.partitionsBeingReassigned.keys()]) if (this.partitionsBeingReassigned.get(key)?.tp.topic === topic) this.partitionsBeingReassigned.delete(key);
   }
 
   private tpOfReplicaKey(key: string): string {
@@ -123,5 +136,6 @@ export class ControllerContext {
     this.replicaStates.clear();
     this.topicsToBeDeleted.clear();
     this.topicsIneligibleForDeletion.clear();
+    this.partitionsBeingReassigned.clear();
   }
 }

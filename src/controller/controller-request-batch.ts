@@ -10,6 +10,12 @@ import { hashSet } from './scala-render';
 /** Leader -2 in UpdateMetadata: the topic is being deleted, brokers drop it from their caches. */
 export const LEADER_DURING_DELETE = -2;
 
+/** One partition's outcome in a broker's response. */
+export interface PartitionError {
+  readonly tp: TopicPartition;
+  readonly errorCode: number;
+}
+
 interface StopReplicaEntry {
   tp: TopicPartition;
   deletePartition: boolean;
@@ -32,7 +38,7 @@ export class ControllerRequestBatch {
     private readonly controllerId: number,
     private readonly context: ControllerContext,
     private readonly channel: ControllerChannel,
-    private readonly onStopReplicaResponse: (brokerId: number, errors: Map<string, number>, deletePartitions: boolean) => void,
+    private readonly onStopReplicaResponse: (brokerId: number, partitionErrors: readonly PartitionError[], deletePartitions: boolean) => void,
   ) {
     this.stateChangeLog = getLogger('state.change.logger');
   }
@@ -193,9 +199,9 @@ export class ControllerRequestBatch {
           topics: groupByTopic(selected, (e) => e.tp.topic).map(([name, list]) => ({ name, partitionIndexes: list.map((e) => e.tp.partition) })),
         };
         this.channel.sendStopReplica(brokerId, request, (response) => {
-          const errors = new Map<string, number>();
-          for (const e of response.partitionErrors) errors.set(tpKey(e.topicName, e.partitionIndex), e.errorCode);
-          for (const e of selected) if (!errors.has(tpString(e.tp))) errors.set(tpString(e.tp), response.errorCode);
+          // A partition the broker did not report carries the response's top-level error.
+          const reported = new Map(response.partitionErrors.map((e) => [tpKey(e.topicName, e.partitionIndex), e.errorCode]));
+          const errors = selected.map((e) => ({ tp: e.tp, errorCode: reported.get(tpString(e.tp)) ?? response.errorCode }));
           this.onStopReplicaResponse(brokerId, errors, deletePartitions);
         });
       }

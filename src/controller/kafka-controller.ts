@@ -1,7 +1,8 @@
+import { createLogConfig, LogConfigDefaults } from '../common/config/log-config';
 import { ErrorCode } from '../common/error-codes';
 import { getLogger, Logger } from '../common/logging/logging';
 import { Scheduler } from '../common/scheduler';
-import { SystemClock } from '../common/time';
+import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ControllerMovedError, ControllerZk } from '../zk/controller-zk';
@@ -10,22 +11,25 @@ import { ZkPaths } from '../zk/zk-paths';
 import { watchChildren, watchData, ZkWatch } from '../zk/zk-watch';
 import { ConfigEntityZNode } from '../zk/znodes/config-znodes';
 import { FeatureZNode } from '../zk/znodes/cluster-znodes';
+import { BrokerChangeHandler } from './broker-change-handler';
 import { ControllerChannel } from './controller-channel';
 import { ControllerContext } from './controller-context';
-import { ControllerEventManager, QueuedEvent } from './controller-event-manager';
+import { ControllerEventManager, ControllerEventProcessor } from './controller-event-manager';
+import { ControlledShutdownResult, ControllerEvent, ControllerEventKind, describeEvent } from './controller-events';
+import { ControllerOps } from './controller-ops';
 import { ControllerRequestBatch } from './controller-request-batch';
+import { LeaderBalancer } from './leader-balancer';
+import { PartitionReassignment } from './partition-reassignment';
 import { PartitionStateMachine } from './partition-state-machine';
 import { ReplicaStateMachine } from './replica-state-machine';
 import { csv, hashSet, replicaAssignment, scalaSet } from './scala-render';
 import { TopicDeletionManager } from './topic-deletion-manager';
-import { BrokerChangeHandler } from './broker-change-handler';
-import { LeaderBalancer } from './leader-balancer';
-import { PartitionReassignment } from './partition-reassignment';
 
 export interface ControllerConfig {
   brokerId: number;
   deleteTopicEnable: boolean;
-  uncleanLeaderElectionEnable: boolean;
+  /** The broker's topic-key defaults: unclean.leader.election.enable of a topic resolves over these. */
+  logConfigDefaults: LogConfigDefaults;
   autoLeaderRebalanceEnable: boolean;
   leaderImbalancePerBrokerPercentage: number;
   leaderImbalanceCheckIntervalSeconds: number;
@@ -36,31 +40,51 @@ export interface ControllerDeps {
   config: ControllerConfig;
   zk: ZkClient;
   createChannel: (context: ControllerContext) => ControllerChannel;
+  clock?: Clock;
 }
+
+/** Everything that exists only while this broker is the active controller, built by onControllerFailover. */
+interface ActiveController extends ControllerOps {
+  readonly batch: ControllerRequestBatch;
+  readonly brokerChange: BrokerChangeHandler;
+  readonly leaderBalancer: LeaderBalancer;
+  readonly reassignment: PartitionReassignment;
+}
+
+/** Events that do something only on the active controller (each of Kafka's processXxx starts with `if (!isActive) return`). */
+const ACTIVE_ONLY: ReadonlySet<ControllerEventKind> = new Set<ControllerEventKind>([
+  'BrokerChange',
+  'TopicChange',
+  'PartitionModifications',
+  'TopicDeletion',
+  'TopicDeletionStopReplicaResponseReceived',
+  'IsrChangeNotification',
+  'ZkPartitionReassignment',
+  'ReplicaLeaderElection',
+  'AutoPreferredReplicaLeaderElection',
+]);
 
 /**
  * Kafka's KafkaController: every broker runs one; the one that creates /controller is active until it loses
- * it. All work goes through one event queue; ZooKeeper watches only enqueue. The flows are Kafka 2.x's:
- * failover, broker membership changes, topic creation, partition addition, deletion, ISR change
- * notifications, preferred leader election and controlled shutdown.
+ * it. All work goes through one event queue (`process` below is Kafka's flat match from event to processXxx);
+ * ZooKeeper watches only put events. The flows are Kafka 2.x's: failover, broker membership changes, topic
+ * creation, partition addition, deletion, ISR change notifications, reassignment, preferred leader election and
+ * controlled shutdown.
  */
-export class KafkaController {
+export class KafkaController implements ControllerEventProcessor {
   readonly context = new ControllerContext();
   private readonly log: Logger;
   private readonly czk: ControllerZk;
   private readonly registry: BrokerRegistryZk;
+  private readonly clock: Clock;
   private readonly events: ControllerEventManager;
   private scheduler: Scheduler | undefined;
   private activeControllerId = -1;
   private controllerWatch: ZkWatch | undefined;
   private activeWatches: ZkWatch[] = [];
-  private topicWatches = new Map<string, ZkWatch>();
-  private channel: ControllerChannel | undefined;
-  private batch: ControllerRequestBatch | undefined;
-  private partitionStateMachine: PartitionStateMachine | undefined;
-  private replicaStateMachine: ReplicaStateMachine | undefined;
-  private deletionManager: TopicDeletionManager | undefined;
-  private reassignmentValue: PartitionReassignment | undefined;
+  private readonly topicWatches = new Map<string, ZkWatch>();
+  /** Set only between a completed failover and the next resignation. */
+  private activeState: ActiveController | undefined;
   private unregisterSession: (() => void)[] = [];
 
   constructor(private readonly deps: ControllerDeps) {
@@ -68,7 +92,8 @@ export class KafkaController {
     this.log = getLogger('kafka.controller.KafkaController', `[Controller id=${id}] `);
     this.czk = new ControllerZk(deps.zk);
     this.registry = new BrokerRegistryZk(deps.zk);
-    this.events = new ControllerEventManager(id, (event, err) => this.handleEventError(event, err));
+    this.clock = deps.clock ?? SYSTEM_CLOCK;
+    this.events = new ControllerEventManager(id, this, this.clock);
   }
 
   get brokerId(): number {
@@ -76,7 +101,7 @@ export class KafkaController {
   }
 
   get isActive(): boolean {
-    return this.activeControllerId === this.brokerId && this.channel !== undefined;
+    return this.activeControllerId === this.brokerId && this.activeState !== undefined;
   }
 
   get controllerId(): number {
@@ -85,13 +110,10 @@ export class KafkaController {
 
   startup(): void {
     this.events.start();
-    this.unregisterSession.push(this.deps.zk.onBeforeSessionReinitialized(() => this.enqueue('Expire', () => this.processExpire(), true)));
-    this.unregisterSession.push(this.deps.zk.onSessionReinitialized(() => this.enqueue('RegisterBrokerAndReelect', () => this.elect())));
-    this.controllerWatch = watchData(this.deps.zk, ZkPaths.controller, (node) => {
-      if (node === null) this.enqueue('Reelect', () => this.processReelect());
-      else this.enqueue('ControllerChange', () => this.processControllerChange());
-    });
-    this.enqueue('Startup', () => this.elect());
+    this.unregisterSession.push(this.deps.zk.onBeforeSessionReinitialized(() => this.events.clearAndPut({ kind: 'Expire' })));
+    this.unregisterSession.push(this.deps.zk.onSessionReinitialized(() => this.events.put({ kind: 'RegisterBrokerAndReelect' })));
+    this.controllerWatch = watchData(this.deps.zk, ZkPaths.controller, (node) => this.events.put({ kind: node === null ? 'Reelect' : 'ControllerChange' }));
+    this.events.put({ kind: 'Startup' });
   }
 
   async shutdown(): Promise<void> {
@@ -106,19 +128,65 @@ export class KafkaController {
     return this.events.whenIdle();
   }
 
-  enqueue(name: string, run: () => Promise<void>, clearFirst = false): void {
-    const event: QueuedEvent = { name, process: run };
-    if (clearFirst) this.events.clearAndPut(event);
-    else this.events.put(event);
+  /** Broker-side entry point of a ControlledShutdown request; resolves with the partitions it still leads. */
+  controlledShutdown(brokerId: number, brokerEpoch: number): Promise<ControlledShutdownResult> {
+    return new Promise((callback) => this.events.put({ kind: 'ControlledShutdown', brokerId, brokerEpoch, callback }));
   }
 
-  private async handleEventError(event: QueuedEvent, err: unknown): Promise<void> {
+  // ---- the event processor ----------------------------------------------------------------------------------
+
+  async process(event: ControllerEvent): Promise<void> {
+    if (ACTIVE_ONLY.has(event.kind) && !this.isActive) return;
+    switch (event.kind) {
+      case 'Startup':
+      case 'RegisterBrokerAndReelect':
+        return this.elect();
+      case 'Expire':
+        return this.processExpire();
+      case 'Reelect':
+        await this.maybeResign();
+        return this.elect();
+      case 'ControllerChange':
+        return this.maybeResign();
+      case 'BrokerChange':
+        return this.active.brokerChange.process();
+      case 'TopicChange':
+        return this.processTopicChange();
+      case 'PartitionModifications':
+        return this.processPartitionModifications(event.topic);
+      case 'TopicDeletion':
+        return this.processTopicDeletion();
+      case 'TopicDeletionStopReplicaResponseReceived':
+        return this.active.topicDeletionManager.completeReplicaDeletion(event.brokerId, event.partitionErrors);
+      case 'IsrChangeNotification':
+        return this.processIsrChangeNotification();
+      case 'ZkPartitionReassignment':
+        return this.active.reassignment.processZkPartitionReassignment();
+      case 'ReplicaLeaderElection':
+        return this.active.leaderBalancer.processZkTriggered();
+      case 'AutoPreferredReplicaLeaderElection':
+        return this.active.leaderBalancer.processAutomatic();
+      case 'ControlledShutdown':
+        event.callback(this.isActive ? await this.active.brokerChange.doControlledShutdown(event.brokerId, event.brokerEpoch) : { errorCode: ErrorCode.NOT_CONTROLLER.code, remaining: [] });
+        return;
+    }
+  }
+
+  async handleError(event: ControllerEvent, err: unknown): Promise<void> {
+    // An event that failed still answers its caller (a ControlledShutdown would otherwise never be answered).
+    if (event.kind === 'ControlledShutdown') event.callback({ errorCode: err instanceof ControllerMovedError ? ErrorCode.NOT_CONTROLLER.code : ErrorCode.UNKNOWN_SERVER_ERROR.code, remaining: [] });
     if (err instanceof ControllerMovedError) {
-      this.log.info(`Controller moved to another broker when processing ${event.name}.`);
+      this.log.info(`Controller moved to another broker when processing ${describeEvent(event)}.`);
       await this.maybeResign();
       return;
     }
-    this.log.error(`Error processing event ${event.name}`, err);
+    this.log.error(`Error processing event ${describeEvent(event)}`, err);
+  }
+
+  /** The active controller's parts; outside a failover this is a controller move, not a TypeError. */
+  private get active(): ActiveController {
+    if (this.activeState === undefined) throw new ControllerMovedError(`Broker ${this.brokerId} is not the active controller`);
+    return this.activeState;
   }
 
   // ---- election -------------------------------------------------------------------------------------------
@@ -150,22 +218,13 @@ export class KafkaController {
     }
   }
 
-  private async processControllerChange(): Promise<void> {
-    await this.maybeResign();
-  }
-
-  private async processReelect(): Promise<void> {
-    await this.maybeResign();
-    await this.elect();
-  }
-
   private async processExpire(): Promise<void> {
     this.activeControllerId = -1;
     await this.onControllerResignation();
   }
 
   private async maybeResign(): Promise<void> {
-    const wasActive = this.channel !== undefined;
+    const wasActive = this.activeState !== undefined;
     this.activeControllerId = (await this.czk.getControllerId()) ?? -1;
     if (wasActive && this.activeControllerId !== this.brokerId) await this.onControllerResignation();
   }
@@ -186,17 +245,17 @@ export class KafkaController {
     }
     this.log.info('Registering handlers');
     this.activeWatches = [
-      watchChildren(zk, ZkPaths.brokerIds, () => this.enqueue('BrokerChange', () => this.ifActive(() => this.brokerChange().process()))),
-      watchChildren(zk, ZkPaths.topics, () => this.enqueue('TopicChange', () => this.ifActive(() => this.processTopicChange()))),
-      watchChildren(zk, ZkPaths.deleteTopics, () => this.enqueue('TopicDeletion', () => this.ifActive(() => this.processTopicDeletion()))),
+      watchChildren(zk, ZkPaths.brokerIds, () => this.events.put({ kind: 'BrokerChange' })),
+      watchChildren(zk, ZkPaths.topics, () => this.events.put({ kind: 'TopicChange' })),
+      watchChildren(zk, ZkPaths.deleteTopics, () => this.events.put({ kind: 'TopicDeletion' })),
       watchChildren(zk, ZkPaths.isrChangeNotification, (children) => {
-        if (children !== null && children.length > 0) this.enqueue('IsrChangeNotification', () => this.ifActive(() => this.processIsrChangeNotification()));
+        if (children !== null && children.length > 0) this.events.put({ kind: 'IsrChangeNotification' });
       }),
       watchData(zk, ZkPaths.reassignPartitions, (node) => {
-        if (node !== null) this.enqueue('ZkPartitionReassignment', () => this.ifActive(() => this.reassignment.processZkPartitionReassignment()));
+        if (node !== null) this.events.put({ kind: 'ZkPartitionReassignment' });
       }),
       watchData(zk, ZkPaths.preferredReplicaElection, (node) => {
-        if (node !== null) this.enqueue('ReplicaLeaderElection', () => this.ifActive(() => this.leaderBalancer().processZkTriggered()));
+        if (node !== null) this.events.put({ kind: 'ReplicaLeaderElection' });
       }),
     ];
     this.log.info('Deleting log dir event notifications');
@@ -204,42 +263,75 @@ export class KafkaController {
     this.log.info('Deleting isr change notifications');
     await this.czk.deleteChildren(ZkPaths.isrChangeNotification, (await zk.getChildren(ZkPaths.isrChangeNotification)) ?? []);
     this.log.info('Initializing controller context');
-    await this.initializeControllerContext();
+    const active = await this.initializeControllerContext();
     this.log.info('Fetching topic deletions in progress');
     const toDelete = (await this.czk.getTopicsToBeDeleted()).filter((t) => this.context.allTopics.has(t));
     const ineligible = toDelete.filter((t) => this.context.partitionsForTopic(t).some((tp) => this.context.replicasFor(tp).some((r) => !this.context.isReplicaOnline(r))));
     this.log.info(`List of topics to be deleted: ${csv(toDelete)}`);
     this.log.info(`List of topics ineligible for deletion: ${csv(ineligible)}`);
     this.log.info('Initializing topic deletion manager');
-    const batch = this.batch as ControllerRequestBatch;
-    const psm = new PartitionStateMachine({
+    await active.topicDeletionManager.init(toDelete, ineligible);
+    this.log.info('Sending update metadata request');
+    active.sendUpdateMetadataRequest([...this.context.liveOrShuttingDownBrokerIds()], []);
+    await active.replicaStateMachine.startup();
+    await active.partitionStateMachine.startup();
+    this.log.info(`Ready to serve as the new controller with epoch ${this.context.epoch}`);
+    await active.topicDeletionManager.resumeDeletions();
+    await active.leaderBalancer.processZkTriggered();
+    this.log.info('Starting the controller scheduler');
+    this.scheduler = new Scheduler(this.clock);
+    if (this.deps.config.autoLeaderRebalanceEnable) {
+      this.scheduler.schedule('auto-leader-rebalance-task', () => this.events.put({ kind: 'AutoPreferredReplicaLeaderElection' }), 5000, this.deps.config.leaderImbalanceCheckIntervalSeconds * 1000);
+    }
+  }
+
+  /** The state machines, deletion manager and flows of one failover, over one channel and request batch. */
+  private buildActiveController(channel: ControllerChannel): ActiveController {
+    const context = this.context;
+    const batch = new ControllerRequestBatch(this.brokerId, context, channel, (brokerId, partitionErrors, deleted) => {
+      if (deleted) this.events.put({ kind: 'TopicDeletionStopReplicaResponseReceived', brokerId, partitionErrors });
+    });
+    const partitionStateMachine = new PartitionStateMachine({
       controllerId: this.brokerId,
-      context: this.context,
+      context,
       zk: this.czk,
       batch,
       uncleanLeaderElectionEnabled: (topic) => this.uncleanLeaderElectionEnabled(topic),
     });
-    const rsm = new ReplicaStateMachine({ controllerId: this.brokerId, context: this.context, zk: this.czk, batch });
-    this.partitionStateMachine = psm;
-    this.replicaStateMachine = rsm;
-    this.deletionManager = new TopicDeletionManager(this.brokerId, this.deps.config.deleteTopicEnable, this.context, this.czk, batch, psm, rsm);
-    await this.deletionManager.init(toDelete, ineligible);
-    this.reassignmentValue = new PartitionReassignment(this, this.czk, zk, this.log);
-    this.log.info('Sending update metadata request');
-    this.sendUpdateMetadataRequest([...this.context.liveOrShuttingDownBrokerIds()], []);
-    await rsm.startup();
-    await psm.startup();
-    this.log.info(`Ready to serve as the new controller with epoch ${this.context.epoch}`);
-    await this.deletionManager.resumeDeletions();
-    await this.leaderBalancer().processZkTriggered();
-    this.log.info('Starting the controller scheduler');
-    this.scheduler = new Scheduler(new SystemClock());
-    if (this.deps.config.autoLeaderRebalanceEnable) {
-      this.scheduler.schedule('auto-leader-rebalance-task', () => this.enqueue('AutoPreferredReplicaLeaderElection', () => this.ifActive(() => this.leaderBalancer().processAutomatic())), 5000, this.deps.config.leaderImbalanceCheckIntervalSeconds * 1000);
-    }
+    const replicaStateMachine = new ReplicaStateMachine({ controllerId: this.brokerId, context, zk: this.czk, batch });
+    const topicDeletionManager = new TopicDeletionManager(this.brokerId, this.deps.config.deleteTopicEnable, context, this.czk, batch, partitionStateMachine, replicaStateMachine);
+    const brokerId = this.brokerId;
+    const ops: ControllerOps = {
+      context,
+      partitionStateMachine,
+      replicaStateMachine,
+      topicDeletionManager,
+      channel,
+      stateChangeLogger: () => getLogger('state.change.logger', `[Controller id=${brokerId} epoch=${context.epoch}] `),
+      sendUpdateMetadataRequest: (brokers, partitions) => {
+        batch.newBatch();
+        batch.addUpdateMetadataRequestForBrokers(brokers, partitions);
+        batch.sendRequestsToBrokers(context.epoch);
+      },
+      sendLeaderAndIsr: (brokers, tp) => {
+        batch.newBatch();
+        batch.addLeaderAndIsrRequestForBrokers(brokers, tp, false);
+        batch.sendRequestsToBrokers(context.epoch);
+      },
+    };
+    const active: ActiveController = {
+      ...ops,
+      batch,
+      brokerChange: new BrokerChangeHandler(ops, this.registry, this.log),
+      leaderBalancer: new LeaderBalancer(ops, this.czk, this.deps.config, this.log),
+      reassignment: new PartitionReassignment(ops, this.czk, this.deps.zk, this.log),
+    };
+    this.activeState = active;
+    return active;
   }
 
-  private async initializeControllerContext(): Promise<void> {
+  /** Loads the cluster from ZooKeeper and opens the channel to its brokers; from here on this broker is active. */
+  private async initializeControllerContext(): Promise<ActiveController> {
     const ctx = this.context;
     const brokers = await this.registry.getAllBrokersAndEpochs();
     for (const [id, { info, epoch }] of brokers) {
@@ -252,18 +344,18 @@ export class KafkaController {
       const state = await this.czk.getPartitionState(tp.topic, tp.partition);
       if (state !== null) ctx.leadership.set(tpString(tp), state);
     }
-    this.channel = this.deps.createChannel(ctx);
-    this.batch = new ControllerRequestBatch(this.brokerId, ctx, this.channel, (brokerId, errors, deleted) => {
-      if (deleted) this.enqueue('TopicDeletionStopReplicaResponseReceived', () => this.ifActive(() => this.deletionManager?.completeReplicaDeletion(brokerId, errors) ?? Promise.resolve()));
-    });
-    for (const broker of ctx.liveBrokers.values()) this.channel.addBroker(broker);
+    const channel = this.deps.createChannel(ctx);
+    // Handed over before anything else can fail, so that a resignation always closes it.
+    const active = this.buildActiveController(channel);
+    for (const broker of ctx.liveBrokers.values()) channel.addBroker(broker);
     this.log.info(`Currently active brokers in the cluster: ${scalaSet([...ctx.liveBrokers.keys()].sort((a, b) => a - b))}`);
     this.log.info(`Currently shutting brokers in the cluster: ${hashSet(ctx.shuttingDownBrokerIds)}`);
     this.log.info(`Current list of topics in the cluster: ${hashSet([...ctx.allTopics].sort())}`);
+    return active;
   }
 
   /** Reads a topic's assignment into the context and watches it for added partitions. */
-  async loadTopic(topic: string): Promise<TopicPartition[]> {
+  private async loadTopic(topic: string): Promise<TopicPartition[]> {
     const node = await this.czk.getTopicAssignment(topic);
     if (node === null) return [];
     this.context.allTopics.add(topic);
@@ -274,7 +366,7 @@ export class KafkaController {
     }
     if (!this.topicWatches.has(topic)) {
       this.topicWatches.set(topic, watchData(this.deps.zk, ZkPaths.topic(topic), (n) => {
-        if (n !== null) this.enqueue(`PartitionModifications(${topic})`, () => this.ifActive(() => this.processPartitionModifications(topic)));
+        if (n !== null) this.events.put({ kind: 'PartitionModifications', topic });
       }));
     }
     return added;
@@ -294,80 +386,26 @@ export class KafkaController {
     const scheduler = this.scheduler;
     this.scheduler = undefined;
     await scheduler?.shutdown();
-    this.partitionStateMachine?.shutdown();
-    this.replicaStateMachine?.shutdown();
-    this.reassignmentValue = undefined;
-    const channel = this.channel;
-    this.channel = undefined;
-    this.batch = undefined;
-    await channel?.shutdown();
+    const active = this.activeState;
+    this.activeState = undefined;
+    active?.partitionStateMachine.shutdown();
+    active?.replicaStateMachine.shutdown();
+    await active?.channel.shutdown();
     this.context.reset();
     this.log.info('Resigned');
   }
 
-  private async ifActive(run: () => Promise<void>): Promise<void> {
-    if (this.isActive) await run();
-  }
-
   // ---- flows -----------------------------------------------------------------------------------------------
 
-  get psm(): PartitionStateMachine {
-    return this.partitionStateMachine as PartitionStateMachine;
-  }
-
-  get rsm(): ReplicaStateMachine {
-    return this.replicaStateMachine as ReplicaStateMachine;
-  }
-
-  get deletion(): TopicDeletionManager {
-    return this.deletionManager as TopicDeletionManager;
-  }
-
-  get reassignment(): PartitionReassignment {
-    return this.reassignmentValue as PartitionReassignment;
-  }
-
-  /** The controller's side of state-change.log. */
-  stateChangeLogger(): Logger {
-    return getLogger('state.change.logger', `[Controller id=${this.brokerId} epoch=${this.context.epoch}] `);
-  }
-
-  /** LeaderAndIsr with the current leadership of `tp` to `brokers`, as one batch. */
-  sendLeaderAndIsr(brokers: readonly number[], tp: TopicPartition): void {
-    const batch = this.batch as ControllerRequestBatch;
-    batch.newBatch();
-    batch.addLeaderAndIsrRequestForBrokers(brokers, tp, false);
-    batch.sendRequestsToBrokers(this.context.epoch);
-  }
-
-  get channelOrThrow(): ControllerChannel {
-    if (this.channel === undefined) throw new ControllerMovedError('not the active controller');
-    return this.channel;
-  }
-
-  private brokerChange(): BrokerChangeHandler {
-    return new BrokerChangeHandler(this, this.registry, this.log);
-  }
-
-  private leaderBalancer(): LeaderBalancer {
-    return new LeaderBalancer(this, this.czk, this.deps.config, this.log);
-  }
-
-  sendUpdateMetadataRequest(brokers: readonly number[], partitions: readonly TopicPartition[]): void {
-    const batch = this.batch as ControllerRequestBatch;
-    batch.newBatch();
-    batch.addUpdateMetadataRequestForBrokers(brokers, partitions);
-    batch.sendRequestsToBrokers(this.context.epoch);
-  }
-
-  async onNewPartitionCreation(partitions: readonly TopicPartition[]): Promise<void> {
+  private async onNewPartitionCreation(partitions: readonly TopicPartition[]): Promise<void> {
     if (partitions.length === 0) return;
+    const { partitionStateMachine: psm, replicaStateMachine: rsm } = this.active;
     this.log.info(`New partition creation callback for ${partitions.map(tpString).join(',')}`);
     const replicas = partitions.flatMap((tp) => this.context.replicasFor(tp).map((replica) => ({ tp, replica })));
-    await this.psm.handleStateChanges(partitions, 'NewPartition');
-    await this.rsm.handleStateChanges(replicas, 'NewReplica');
-    await this.psm.handleStateChanges(partitions, 'OnlinePartition', { kind: 'OfflinePartitionLeaderElectionStrategy', allowUnclean: false });
-    await this.rsm.handleStateChanges(replicas, 'OnlineReplica');
+    await psm.handleStateChanges(partitions, 'NewPartition');
+    await rsm.handleStateChanges(replicas, 'NewReplica');
+    await psm.handleStateChanges(partitions, 'OnlinePartition', { kind: 'OfflinePartitionLeaderElectionStrategy', allowUnclean: false });
+    await rsm.handleStateChanges(replicas, 'OnlineReplica');
   }
 
   private async processTopicChange(): Promise<void> {
@@ -420,7 +458,7 @@ export class KafkaController {
     const fresh = topics.filter((t) => !this.context.topicsToBeDeleted.has(t));
     if (fresh.length === 0) return;
     this.log.info(`Starting topic deletion for topics ${csv(fresh)}`);
-    await this.deletion.enqueueTopicsForDeletion(fresh);
+    await this.active.topicDeletionManager.enqueueTopicsForDeletion(fresh);
   }
 
   private async processIsrChangeNotification(): Promise<void> {
@@ -434,27 +472,25 @@ export class KafkaController {
     }
     const brokers = [...this.context.liveOrShuttingDownBrokerIds()];
     this.log.debug(`Sending MetadataRequest to Brokers: List(${brokers.join(', ')}) for TopicPartitions: List(${known.map(tpString).join(', ')})`);
-    this.sendUpdateMetadataRequest(brokers, known);
+    this.active.sendUpdateMetadataRequest(brokers, known);
     await this.czk.deleteChildren(ZkPaths.isrChangeNotification, children);
-    await this.reassignment.onIsrChange(known);
+    await this.active.reassignment.onIsrChange(known);
   }
 
-  /** Broker-side entry point of a ControlledShutdown request; resolves with the partitions it still leads. */
-  controlledShutdown(brokerId: number, brokerEpoch: number): Promise<{ errorCode: number; remaining: TopicPartition[] }> {
-    return new Promise((resolve) => {
-      this.enqueue('ControlledShutdown', async () => {
-        if (!this.isActive) {
-          resolve({ errorCode: ErrorCode.NOT_CONTROLLER.code, remaining: [] });
-          return;
-        }
-        resolve(await this.brokerChange().doControlledShutdown(brokerId, brokerEpoch));
-      });
-    });
-  }
-
-  async uncleanLeaderElectionEnabled(topic: string): Promise<boolean> {
+  /**
+   * A topic's unclean.leader.election.enable: its override in /config/topics over the broker default, resolved
+   * as Kafka's LogConfig.fromProps. An unreadable override counts as absent (and is logged): an election must
+   * not fail on it.
+   */
+  private async uncleanLeaderElectionEnabled(topic: string): Promise<boolean> {
+    const defaults = this.deps.config.logConfigDefaults;
     const data = await this.czk.getTopicConfig(topic);
-    const override = data === null ? undefined : ConfigEntityZNode.decode(ZkPaths.configEntity('topics', topic), data).get('unclean.leader.election.enable');
-    return override === undefined ? this.deps.config.uncleanLeaderElectionEnable : override.trim().toLowerCase() === 'true';
+    if (data === null) return createLogConfig(defaults).uncleanLeaderElectionEnable;
+    try {
+      return createLogConfig(defaults, ConfigEntityZNode.decode(ZkPaths.configEntity('topics', topic), data)).uncleanLeaderElectionEnable;
+    } catch (err) {
+      this.log.warn(`Ignoring the invalid config of topic ${topic} for leader election`, err);
+      return createLogConfig(defaults).uncleanLeaderElectionEnable;
+    }
   }
 }

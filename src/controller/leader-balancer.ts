@@ -3,7 +3,12 @@ import { TopicPartition, tpString } from '../common/topic-partition';
 import { ControllerZk } from '../zk/controller-zk';
 import { ZkPaths } from '../zk/zk-paths';
 import { csv } from './scala-render';
-import type { ControllerConfig, KafkaController } from './kafka-controller';
+import { ControllerOps } from './controller-ops';
+
+export interface LeaderBalancerConfig {
+  /** leader.imbalance.per.broker.percentage */
+  readonly leaderImbalancePerBrokerPercentage: number;
+}
 
 /**
  * Preferred replica leader election: on request through /admin/preferred_replica_election (ZkTriggered) and,
@@ -12,9 +17,9 @@ import type { ControllerConfig, KafkaController } from './kafka-controller';
  */
 export class LeaderBalancer {
   constructor(
-    private readonly controller: KafkaController,
+    private readonly controller: ControllerOps,
     private readonly czk: ControllerZk,
-    private readonly config: ControllerConfig,
+    private readonly config: LeaderBalancerConfig,
     private readonly log: Logger,
   ) {}
 
@@ -66,7 +71,7 @@ export class LeaderBalancer {
     const needed = partitions.filter((tp) => ctx.leadership.get(tpString(tp))?.state.leader !== ctx.replicasFor(tp)[0]);
     if (needed.length === 0) return;
     this.log.info(`Starting replica leader election (PREFERRED) for partitions ${needed.map(tpString).join(',')} triggered by ${trigger}`);
-    await this.controller.psm.handleStateChanges(needed, 'OnlinePartition', { kind: 'PreferredReplicaPartitionLeaderElectionStrategy' });
+    await this.controller.partitionStateMachine.handleStateChanges(needed, 'OnlinePartition', { kind: 'PreferredReplicaPartitionLeaderElectionStrategy' });
     for (const tp of needed) {
       const preferred = ctx.replicasFor(tp)[0];
       const leader = ctx.leadership.get(tpString(tp))?.state.leader;

@@ -5,15 +5,9 @@ import { ZkPaths } from '../zk/zk-paths';
 import { ZkClient } from '../zk/zk-client';
 import { ReassignPartitionsZNode } from '../zk/znodes/admin-znodes';
 import { LeaderIsrAndControllerEpoch } from '../zk/znodes/partition-state';
-import type { KafkaController } from './kafka-controller';
+import { ControllerOps } from './controller-ops';
+import { PartitionReassignmentState } from './controller-context';
 import { csv, leaderIsrAndControllerEpoch } from './scala-render';
-
-/** ORS: original replicas, TRS: target replicas (Kafka's notation in KafkaController's reassignment comments). */
-interface Reassignment {
-  tp: TopicPartition;
-  original: number[];
-  target: number[];
-}
 
 function replicaAssignment(replicas: readonly number[], adding: readonly number[], removing: readonly number[]): string {
   return `ReplicaAssignment(replicas=${replicas.join(',')}, addingReplicas=${adding.join(',')}, removingReplicas=${removing.join(',')})`;
@@ -26,18 +20,12 @@ function replicaAssignment(replicas: readonly number[], adding: readonly number[
  * and deleted, the assignment becomes TRS, and the partition leaves the admin node.
  */
 export class PartitionReassignment {
-  private readonly inProgress = new Map<string, Reassignment>();
-
   constructor(
-    private readonly controller: KafkaController,
+    private readonly controller: ControllerOps,
     private readonly czk: ControllerZk,
     private readonly zk: ZkClient,
     private readonly log: Logger,
   ) {}
-
-  get partitionsBeingReassigned(): ReadonlySet<string> {
-    return new Set(this.inProgress.keys());
-  }
 
   /** Reads the admin node and starts every partition not already moving. */
   async processZkPartitionReassignment(): Promise<void> {
@@ -60,7 +48,7 @@ export class PartitionReassignment {
         await this.removeFromZk([tp]);
         continue;
       }
-      if (this.inProgress.has(tpString(tp))) continue;
+      if (this.controller.context.partitionsBeingReassigned.has(tpString(tp))) continue;
       if (r.replicas.join(',') === original.join(',')) {
         await this.removeFromZk([tp]);
         continue;
@@ -69,17 +57,17 @@ export class PartitionReassignment {
     }
   }
 
-  private async start(r: Reassignment): Promise<void> {
+  private async start(r: PartitionReassignmentState): Promise<void> {
     const ctx = this.controller.context;
     const adding = r.target.filter((b) => !r.original.includes(b));
     const removing = r.original.filter((b) => !r.target.includes(b));
     const union = [...r.target, ...r.original.filter((b) => !r.target.includes(b))];
-    this.inProgress.set(tpString(r.tp), r);
+    this.controller.context.partitionsBeingReassigned.set(tpString(r.tp), r);
     await this.writeAssignment(r.tp, union, adding, removing);
     ctx.setReplicas(r.tp, union);
     // Phase A: a new leader epoch tells every replica, old and new, about the grown assignment.
     const state = await this.bumpLeaderEpoch(r.tp);
-    await this.controller.rsm.handleStateChanges(adding.map((replica) => ({ tp: r.tp, replica })), 'NewReplica');
+    await this.controller.replicaStateMachine.handleStateChanges(adding.map((replica) => ({ tp: r.tp, replica })), 'NewReplica');
     if (state !== undefined) {
       this.controller.stateChangeLogger().info(
         `Sent LeaderAndIsr request ${leaderIsrAndControllerEpoch(state.state, state.zkVersion)} with new replica assignment ${replicaAssignment(union, adding, removing)} to leader ${state.state.leader} for partition being reassigned ${tpString(r.tp)}`,
@@ -91,12 +79,12 @@ export class PartitionReassignment {
   /** Called after ISR changes: finishes the reassignments whose targets have all caught up. */
   async onIsrChange(partitions: readonly TopicPartition[]): Promise<void> {
     for (const tp of partitions) {
-      const r = this.inProgress.get(tpString(tp));
+      const r = this.controller.context.partitionsBeingReassigned.get(tpString(tp));
       if (r !== undefined) await this.maybeComplete(r);
     }
   }
 
-  private async maybeComplete(r: Reassignment): Promise<void> {
+  private async maybeComplete(r: PartitionReassignmentState): Promise<void> {
     const ctx = this.controller.context;
     const current = await this.czk.getPartitionState(r.tp.topic, r.tp.partition);
     if (current === null) return;
@@ -105,24 +93,24 @@ export class PartitionReassignment {
     this.log.info(`Target replicas ${csv(r.target)} have all caught up with the leader for reassigning partition ${tpString(r.tp)}`);
     const adding = r.target.filter((b) => !r.original.includes(b));
     const removing = r.original.filter((b) => !r.target.includes(b));
-    await this.controller.rsm.handleStateChanges(adding.map((replica) => ({ tp: r.tp, replica })), 'OnlineReplica');
+    await this.controller.replicaStateMachine.handleStateChanges(adding.map((replica) => ({ tp: r.tp, replica })), 'OnlineReplica');
     ctx.setReplicas(r.tp, [...r.target]);
     const leader = current.state.leader;
     if (!r.target.includes(leader) || !ctx.isReplicaOnline(leader)) {
       this.log.info(`Leader ${leader} for partition ${tpString(r.tp)} being reassigned, is not in the new list of replicas ${csv(r.target)}. Re-electing leader`);
-      await this.controller.psm.handleStateChanges([r.tp], 'OnlinePartition', { kind: 'ReassignPartitionLeaderElectionStrategy', targets: new Map([[tpString(r.tp), r.target]]) });
+      await this.controller.partitionStateMachine.handleStateChanges([r.tp], 'OnlinePartition', { kind: 'ReassignPartitionLeaderElectionStrategy', targets: new Map([[tpString(r.tp), r.target]]) });
     } else {
       await this.bumpLeaderEpoch(r.tp);
     }
     const removed = removing.map((replica) => ({ tp: r.tp, replica }));
-    await this.controller.rsm.handleStateChanges(removed, 'OfflineReplica');
-    await this.controller.rsm.handleStateChanges(removed, 'ReplicaDeletionStarted');
-    await this.controller.rsm.handleStateChanges(removed, 'ReplicaDeletionSuccessful');
-    await this.controller.rsm.handleStateChanges(removed, 'NonExistentReplica');
+    await this.controller.replicaStateMachine.handleStateChanges(removed, 'OfflineReplica');
+    await this.controller.replicaStateMachine.handleStateChanges(removed, 'ReplicaDeletionStarted');
+    await this.controller.replicaStateMachine.handleStateChanges(removed, 'ReplicaDeletionSuccessful');
+    await this.controller.replicaStateMachine.handleStateChanges(removed, 'NonExistentReplica');
     ctx.setReplicas(r.tp, [...r.target]);
     await this.writeAssignment(r.tp, r.target, [], []);
     this.log.info(`Successfully updated assignment of partition ${tpString(r.tp)} to ${replicaAssignment(r.target, [], [])}`);
-    this.inProgress.delete(tpString(r.tp));
+    this.controller.context.partitionsBeingReassigned.delete(tpString(r.tp));
     await this.removeFromZk([r.tp]);
     this.controller.sendUpdateMetadataRequest([...ctx.liveOrShuttingDownBrokerIds()], [r.tp]);
   }
@@ -144,14 +132,14 @@ export class PartitionReassignment {
     return undefined;
   }
 
-  private async writeAssignment(tp: TopicPartition, replicas: number[], adding: number[], removing: number[]): Promise<void> {
+  private async writeAssignment(tp: TopicPartition, replicas: readonly number[], adding: readonly number[], removing: readonly number[]): Promise<void> {
     const node = await this.czk.getTopicAssignment(tp.topic);
     if (node === null) return;
     const a = node.assignment;
-    a.partitions.set(tp.partition, replicas);
-    if (adding.length > 0) a.addingReplicas.set(tp.partition, adding);
+    a.partitions.set(tp.partition, [...replicas]);
+    if (adding.length > 0) a.addingReplicas.set(tp.partition, [...adding]);
     else a.addingReplicas.delete(tp.partition);
-    if (removing.length > 0) a.removingReplicas.set(tp.partition, removing);
+    if (removing.length > 0) a.removingReplicas.set(tp.partition, [...removing]);
     else a.removingReplicas.delete(tp.partition);
     await this.czk.setTopicAssignment(tp.topic, a, node.zkVersion);
   }

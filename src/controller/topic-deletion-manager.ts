@@ -3,7 +3,7 @@ import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { ControllerZk } from '../zk/controller-zk';
 import { ControllerContext } from './controller-context';
-import { ControllerRequestBatch } from './controller-request-batch';
+import { ControllerRequestBatch, PartitionError } from './controller-request-batch';
 import { PartitionStateMachine } from './partition-state-machine';
 import { PartitionReplica, ReplicaStateMachine } from './replica-state-machine';
 import { csv, hashSet, scalaSet } from './scala-render';
@@ -63,14 +63,12 @@ export class TopicDeletionManager {
   }
 
   /** Called with the per-partition results of a StopReplica(delete=true) from one broker. */
-  async completeReplicaDeletion(brokerId: number, errors: ReadonlyMap<string, number>): Promise<void> {
+  async completeReplicaDeletion(brokerId: number, partitionErrors: readonly PartitionError[]): Promise<void> {
     const failed: PartitionReplica[] = [];
     const succeeded: PartitionReplica[] = [];
-    for (const [tp, code] of errors) {
-      const dash = tp.lastIndexOf('-');
-      const pr = { tp: { topic: tp.slice(0, dash), partition: Number(tp.slice(dash + 1)) }, replica: brokerId };
-      if (this.context.replicaState(pr.tp, brokerId) !== 'ReplicaDeletionStarted') continue;
-      (code === ErrorCode.NONE.code ? succeeded : failed).push(pr);
+    for (const { tp, errorCode } of partitionErrors) {
+      if (this.context.replicaState(tp, brokerId) !== 'ReplicaDeletionStarted') continue;
+      (errorCode === ErrorCode.NONE.code ? succeeded : failed).push({ tp, replica: brokerId });
     }
     if (failed.length > 0) {
       await this.replicaStateMachine.handleStateChanges(failed, 'ReplicaDeletionIneligible');

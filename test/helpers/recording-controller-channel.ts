@@ -1,7 +1,7 @@
 import { tpString } from '../../src/common/topic-partition';
 import { ControllerChannel } from '../../src/controller/controller-channel';
 import { ControllerContext } from '../../src/controller/controller-context';
-import { ControllerRequestBatch } from '../../src/controller/controller-request-batch';
+import { ControllerRequestBatch, PartitionError } from '../../src/controller/controller-request-batch';
 import { LeaderAndIsrRequest, LeaderAndIsrResponse } from '../../src/protocol/apis/leader-and-isr';
 import { StopReplicaRequest, StopReplicaResponse } from '../../src/protocol/apis/stop-replica';
 import { UpdateMetadataRequest, UpdateMetadataResponse } from '../../src/protocol/apis/update-metadata';
@@ -132,7 +132,7 @@ export interface ControllerFixture {
   channel: RecordingControllerChannel;
   batch: ControllerRequestBatch;
   /** StopReplica responses the batch handed back: [broker, tp -> error code, delete]. */
-  stopReplicaResponses: [number, Map<string, number>, boolean][];
+  stopReplicaResponses: [number, readonly PartitionError[], boolean][];
 }
 
 /** A ControllerContext at `epoch` with `liveBrokers` registered, and a real request batch over a recording channel. */

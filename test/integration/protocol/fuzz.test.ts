@@ -4,7 +4,7 @@ import { allApis } from '../../../src/protocol/apis';
 import { ByteWriter } from '../../../src/protocol/primitives/byte-writer';
 import { ProtocolTestServer } from '../../helpers/protocol-test-server';
 import { sampleBody } from '../../unit/protocol/schema-sample';
-import { quietLogging } from './quiet-logging';
+import { quietLogging } from '../../helpers/quiet-logging';
 import { RawConnection, requestFrame } from './raw-connection';
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261129);

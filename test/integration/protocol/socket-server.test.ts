@@ -3,7 +3,7 @@ import { SocketServer } from '../../../src/broker/network/socket-server';
 import { socketServerOptions } from '../../../src/broker/network/socket-server-config';
 import { RequestDispatcher } from '../../../src/broker/request-dispatcher';
 import { KafkaConfig } from '../../../src/common/config/kafka-config';
-import { quietLogging } from './quiet-logging';
+import { quietLogging } from '../../helpers/quiet-logging';
 import { RawConnection, requestFrame } from './raw-connection';
 
 describe('SocketServer listeners', () => {

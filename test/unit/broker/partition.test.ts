@@ -3,7 +3,8 @@ import { TopicPartition } from '../../../src/common/topic-partition';
 import { Log } from '../../../src/log/log';
 import { LeaderAndIsrPartitionState } from '../../../src/protocol/apis/leader-and-isr';
 import { FakeIsrStateWriter } from '../../helpers/fake-isr-state-writer';
-import { LogFixture, logFixture, makeBatch, quietLogging } from '../log/log-test-utils';
+import { LogFixture, logFixture, makeBatch } from '../log/log-test-utils';
+import { quietLogging } from '../../helpers/quiet-logging';
 
 /**
  * The leader side of replication in cluster.Partition (Kafka's PartitionTest): high watermark advancement, the

@@ -4,7 +4,7 @@ import { ElectionStrategy, PartitionStateMachine } from '../../../src/controller
 import { LeaderIsrAndControllerEpoch } from '../../../src/zk/znodes/partition-state';
 import { FakeControllerZk } from '../../helpers/fake-controller-zk';
 import { brokerInfo, ControllerFixture, controllerFixture, LeaderAndIsrEntry } from '../../helpers/recording-controller-channel';
-import { quietLogging } from '../log/log-test-utils';
+import { quietLogging } from '../../helpers/quiet-logging';
 
 /**
  * Kafka's PartitionStateMachineTest: a real ControllerContext and ControllerRequestBatch, ZooKeeper and the

@@ -4,7 +4,7 @@ import { PartitionReplica, ReplicaStateMachine } from '../../../src/controller/r
 import { LeaderIsrAndControllerEpoch } from '../../../src/zk/znodes/partition-state';
 import { FakeControllerZk } from '../../helpers/fake-controller-zk';
 import { brokerInfo, ControllerFixture, controllerFixture, LeaderAndIsrEntry } from '../../helpers/recording-controller-channel';
-import { quietLogging } from '../log/log-test-utils';
+import { quietLogging } from '../../helpers/quiet-logging';
 
 /**
  * Kafka's ReplicaStateMachineTest: a real ControllerContext and ControllerRequestBatch, ZooKeeper and the broker
@@ -308,7 +308,7 @@ describe('topic deletion states', () => {
     if (sent?.api !== 'StopReplica') throw new Error('expected a StopReplica');
     expect(sent.request).toMatchObject({ controllerId: CONTROLLER_ID, controllerEpoch: EPOCH, brokerEpoch: 103, topics: [{ name: 't', partitionIndexes: [0] }] });
     sent.onResponse?.({ errorCode: 0, partitionErrors: [{ topicName: 't', partitionIndex: 0, errorCode: 0 }] });
-    expect(f.stopReplicaResponses).toEqual([[3, new Map([['t-0', 0]]), true]]);
+    expect(f.stopReplicaResponses).toEqual([[3, [{ tp: { topic: 't', partition: 0 }, errorCode: 0 }], true]]);
   });
 
   it('ReplicaDeletionStarted -> ReplicaDeletionSuccessful only changes the state', async () => {

@@ -4,7 +4,8 @@ import { Log } from '../../../src/log/log';
 import { batchesIn, RecordBatch } from '../../../src/records/record-batch';
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { CompressionType } from '../../../src/records/compression-type';
-import { LogFixture, logFixture, quietLogging } from './log-test-utils';
+import { LogFixture, logFixture } from './log-test-utils';
+import { quietLogging } from '../../helpers/quiet-logging';
 
 function keyed(entries: Array<[string, string | null]>, timestamp: number, compression = CompressionType.NONE): Buffer {
   const b = new RecordBatchBuilder({ compression });

@@ -10,7 +10,7 @@ import { batchesIn } from '../../../src/records/record-batch';
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { MockClock } from '../../helpers/mock-clock';
 import { makeBatch, makeTempDir, removeDir } from './log-test-utils';
-import { quietLogging } from './log-test-utils';
+import { quietLogging } from '../../helpers/quiet-logging';
 
 describe('LogManager', () => {
   let restoreLogging: () => void = () => undefined;

@@ -5,7 +5,7 @@ import { Log } from '../../../src/log/log';
 import { batchesIn } from '../../../src/records/record-batch';
 import { MockClock } from '../../helpers/mock-clock';
 import { makeBatch, makeTempDir, removeDir } from './log-test-utils';
-import { quietLogging } from './log-test-utils';
+import { quietLogging } from '../../helpers/quiet-logging';
 import * as path from 'node:path';
 
 /**

@@ -6,7 +6,7 @@ import { Log } from '../../../src/log/log';
 import { batchesIn } from '../../../src/records/record-batch';
 import { MockClock } from '../../helpers/mock-clock';
 import { makeBatch, makeTempDir, removeDir } from './log-test-utils';
-import { quietLogging } from './log-test-utils';
+import { quietLogging } from '../../helpers/quiet-logging';
 
 /**
  * Crash recovery: a log written and then "killed" (files left as they are, no clean shutdown) is reopened.

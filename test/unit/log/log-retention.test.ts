@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { LogFixture, logFixture, makeBatch } from './log-test-utils';
-import { quietLogging } from './log-test-utils';
+import { quietLogging } from '../../helpers/quiet-logging';
 
 /** Retention with an injected clock: by time (largest record timestamp), by size, by log start offset. */
 describe('Log retention', () => {

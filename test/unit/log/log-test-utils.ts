@@ -2,7 +2,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Scheduler } from '../../../src/common/scheduler';
-import { closeLogging, configureLogging } from '../../../src/common/logging/logging';
 import { createLogConfig, LogConfig } from '../../../src/common/config/log-config';
 import { Log } from '../../../src/log/log';
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
@@ -76,13 +75,3 @@ export function logFixture(topicPartition = 'orders-0'): LogFixture {
 }
 
 /** Routes all loggers nowhere for tests that provoke expected WARN/ERROR lines (recovery, failing disks). */
-export function quietLogging(): () => void {
-  const dir = makeTempDir('kafka-ts-quiet-');
-  const file = path.join(dir, 'log4j.properties');
-  fs.writeFileSync(file, 'log4j.rootLogger=OFF\n');
-  configureLogging({ mode: 'server', log4jFile: file, logDir: dir });
-  return () => {
-    closeLogging();
-    removeDir(dir);
-  };
-}

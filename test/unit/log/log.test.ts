@@ -8,7 +8,7 @@ import { legacyEntrySize, readLegacyMessages, writeLegacyEntry } from '../../../
 import { downConvert } from '../../../src/records/record-conversion';
 import { TimestampType } from '../../../src/records/timestamp-type';
 import { LogFixture, logFixture, makeBatch } from './log-test-utils';
-import { quietLogging } from './log-test-utils';
+import { quietLogging } from '../../helpers/quiet-logging';
 
 const fixture = (name: string): Buffer =>
   Buffer.from(fs.readFileSync(path.join(__dirname, '../../fixtures/records', name), 'utf8').trim(), 'hex');

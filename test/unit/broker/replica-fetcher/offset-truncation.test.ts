@@ -1,7 +1,8 @@
 import { offsetTruncationState } from '../../../../src/broker/replica-fetcher/offset-truncation';
 import { UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from '../../../../src/log/leader-epoch-file-cache';
 import { Log } from '../../../../src/log/log';
-import { LogFixture, logFixture, makeBatch, quietLogging } from '../../log/log-test-utils';
+import { LogFixture, logFixture, makeBatch } from '../../log/log-test-utils';
+import { quietLogging } from '../../../helpers/quiet-logging';
 
 /**
  * KIP-101/KIP-279 truncation decisions (Kafka's AbstractFetcherThread.getOffsetTruncationState, covered there by

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { closeLogging, configureLogging } from '../../../src/common/logging/logging';
+import { closeLogging, configureLogging } from '../../src/common/logging/logging';
 
 /** Routes the broker's loggers nowhere (tests that provoke thousands of expected WARN/ERROR lines). */
 export function quietLogging(): () => void {

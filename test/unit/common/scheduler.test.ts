@@ -1,6 +1,6 @@
 import { Scheduler } from '../../../src/common/scheduler';
 import { MockClock } from '../../helpers/mock-clock';
-import { quietLogging } from './log-test-utils';
+import { quietLogging } from '../../helpers/quiet-logging';
 
 // Tests for src/common/scheduler.ts and the mock clock, kept beside the log tests that drive them.
 describe('Scheduler on a mock clock', () => {
