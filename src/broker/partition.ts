@@ -4,6 +4,7 @@ import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { Log, LogAppendInfo } from '../log/log';
 import { LeaderAndIsrPartitionState } from '../protocol/apis/leader-and-isr';
+import { Clock } from '../common/time';
 import { IsrStateWriter } from './isr-state-writer';
 
 /**
@@ -26,6 +27,13 @@ export interface PartitionHooks {
   onIsrChanged?: (tp: TopicPartition) => void;
   /** Wake fetches and acks=-1 produces waiting on this partition (high watermark or ISR moved). */
   notify?: (tp: TopicPartition) => void;
+}
+
+/** The broker settings a partition runs on. */
+export interface PartitionSettings {
+  readonly clock: Clock;
+  /** replica.lag.time.max.ms: how long a follower may go without catching up and still count as in sync. */
+  readonly replicaLagTimeMaxMs: number;
 }
 
 /** Outcome of an acks=-1 produce check (Kafka's checkEnoughReplicasReachOffset). */
@@ -56,7 +64,7 @@ export class Partition {
   constructor(
     readonly tp: TopicPartition,
     private readonly localBrokerId: number,
-    private readonly now: () => number,
+    private readonly settings: PartitionSettings,
     private readonly hooks: PartitionHooks = {},
   ) {
     this.logger = getLogger('kafka.cluster.Partition', `[Partition ${tpString(tp)} broker=${localBrokerId}] `);
@@ -82,7 +90,7 @@ export class Partition {
     this.leaderId = this.localBrokerId;
     if (log.leaderEpochCache.latestEpoch() < state.leaderEpoch) log.maybeAssignEpochStartOffset(state.leaderEpoch, log.logEndOffset);
     this.leaderEpochStartOffset = log.logEndOffset;
-    const now = this.now();
+    const now = this.settings.clock.nowMs();
     const previous = new Map(this.followers);
     this.followers.clear();
     for (const r of state.replicas) {
@@ -144,7 +152,7 @@ export class Partition {
   updateFollowerFetchState(replicaId: number, fetchOffset: number): boolean {
     const f = this.followers.get(replicaId);
     if (f === undefined || !this.isLeader) return false;
-    const now = this.now();
+    const now = this.settings.clock.nowMs();
     const leaderEndOffset = this.logEndOffset;
     if (fetchOffset >= leaderEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, now);
     else if (fetchOffset >= f.lastFetchLeaderLogEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, f.lastFetchTimeMs);
@@ -165,12 +173,13 @@ export class Partition {
   }
 
   /**
-   * The `isr-expiration` check: followers that have not caught up within `maxLagMs` leave the ISR. Resolves
-   * once the change is written (or refused by ZooKeeper).
+   * The `isr-expiration` check: followers that have not caught up within replica.lag.time.max.ms leave the ISR.
+   * Resolves once the change is written (or refused by ZooKeeper).
    */
-  async maybeShrinkIsr(maxLagMs: number): Promise<void> {
+  async maybeShrinkIsr(): Promise<void> {
+    const maxLagMs = this.settings.replicaLagTimeMaxMs;
     if (!this.isLeader || this.isrUpdateInFlight || this.log === undefined) return;
-    const now = this.now();
+    const now = this.settings.clock.nowMs();
     const leaderEndOffset = this.logEndOffset;
     const outOfSync = this.isr.filter((r) => {
       if (r === this.localBrokerId) return false;
@@ -222,19 +231,20 @@ export class Partition {
   }
 
   /**
-   * The high watermark moves to the smallest log end offset in the ISR (Kafka's maybeIncrementLeaderHW). While
-   * an expansion is being written, the joining follower counts too (Kafka's "maximal ISR"): once ZooKeeper has
-   * it, it may be elected, so nothing it lacks may be called committed.
+   * The high watermark moves to the smallest log end offset of the followers that count (Kafka 2.8's
+   * maybeIncrementLeaderHW): the ISR, while an expansion is being written the joining follower too (the "maximal
+   * ISR": once ZooKeeper has it, it may be elected, so nothing it lacks may be called committed), and any follower
+   * that caught up within replica.lag.time.max.ms, so that one on its way back into the ISR is not outrun forever.
    */
   maybeIncrementLeaderHW(): boolean {
     const log = this.log;
     if (log === undefined || !this.isLeader) return false;
     let hw = log.logEndOffset;
-    const maximalIsr = this.pendingIsr === undefined ? this.isr : [...new Set([...this.isr, ...this.pendingIsr])];
-    for (const r of maximalIsr) {
-      if (r === this.localBrokerId) continue;
-      const f = this.followers.get(r);
-      if (f !== undefined) hw = Math.min(hw, Math.max(f.logEndOffset, 0));
+    const now = this.settings.clock.nowMs();
+    const pending = this.pendingIsr;
+    for (const [r, f] of this.followers) {
+      const counts = this.isr.includes(r) || (pending !== undefined && pending.includes(r)) || now - f.lastCaughtUpTimeMs <= this.settings.replicaLagTimeMaxMs;
+      if (counts) hw = Math.min(hw, Math.max(f.logEndOffset, 0));
     }
     if (hw <= log.highWatermark) return false;
     log.updateHighWatermark(hw);

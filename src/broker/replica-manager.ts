@@ -1,5 +1,6 @@
 import { ErrorCode } from '../common/error-codes';
 import { Clock } from '../common/time';
+import { KafkaConfig } from '../common/config/kafka-config';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
@@ -12,7 +13,7 @@ import { ZkClient } from '../zk/zk-client';
 import { IsrChangePropagation, ISR_CHANGE_PROPAGATION_CHECK_MS } from './isr-change-propagation';
 import { IsrStateWriter } from './isr-state-writer';
 import { MetadataCache } from './metadata-cache';
-import { Partition, PartitionHooks } from './partition';
+import { Partition, PartitionHooks, PartitionSettings } from './partition';
 import { Watchers } from '../common/watchers';
 import { ReplicaFetcherConfig } from './replica-fetcher/replica-fetcher-config';
 import { ReplicaFetcherManager } from './replica-fetcher/replica-fetcher-manager';
@@ -56,6 +57,7 @@ export class ReplicaManager {
   private readonly stateChangeLog: Logger;
   private readonly logger: Logger;
   private readonly partitionHooks: PartitionHooks;
+  private readonly partitionSettings: PartitionSettings;
   private readonly isrChanges: IsrChangePropagation | undefined;
   readonly fetcherManager: ReplicaFetcherManager | undefined;
   private readonly tasks: ScheduledTask[] = [];
@@ -68,6 +70,7 @@ export class ReplicaManager {
     this.watchers = new Watchers<TopicPartition>(tpString, o.clock);
     const r = o.replication;
     this.isrChanges = r === undefined ? undefined : new IsrChangePropagation(r.zk, o.clock);
+    this.partitionSettings = { clock: o.clock, replicaLagTimeMaxMs: r?.replicaLagTimeMaxMs ?? KafkaConfig.defaultOf('replica.lag.time.max.ms') };
     this.partitionHooks = {
       ...(r === undefined ? {} : { isrWriter: new IsrStateWriter(r.zk) }),
       onIsrChanged: (tp) => this.isrChanges?.record(tp),
@@ -95,8 +98,7 @@ export class ReplicaManager {
 
   /** The `isr-expiration` task: every partition this broker leads drops followers lagging past replica.lag.time.max.ms. */
   private async maybeShrinkIsr(): Promise<void> {
-    const lag = this.o.replication?.replicaLagTimeMaxMs ?? 30000;
-    await Promise.all(this.allPartitions().map((p) => p.maybeShrinkIsr(lag)));
+    await Promise.all(this.allPartitions().map((p) => p.maybeShrinkIsr()));
   }
 
   /** Serialises controller requests: each waits for the previous one to be fully applied. */
@@ -246,7 +248,7 @@ export class ReplicaManager {
     const tp = { topic: s.topicName, partition: s.partitionIndex };
     let p = this.partitions.get(tpString(tp));
     if (p === undefined) {
-      p = new Partition(tp, this.o.brokerId, () => this.o.clock.nowMs(), this.partitionHooks);
+      p = new Partition(tp, this.o.brokerId, this.partitionSettings, this.partitionHooks);
       this.partitions.set(tpString(tp), p);
     }
     if (p.log === undefined) p.log = this.o.logManager.getOrCreateLog(tp, await this.o.logConfigFor(tp.topic));

@@ -230,7 +230,7 @@ export class PartitionStateMachine {
       }
       case 'PreferredReplicaPartitionLeaderElectionStrategy':
         result = preferredReplicaPartitionLeaderElection(replicas, isr, context.liveBrokerIds());
-        recipients = replicas;
+        recipients = replicas.filter((r) => context.isReplicaOnline(r));
         break;
       case 'ControlledShutdownPartitionLeaderElectionStrategy':
         result = controlledShutdownPartitionLeaderElection(replicas, isr, context.liveOrShuttingDownBrokerIds(), context.shuttingDownBrokerIds);
@@ -239,7 +239,7 @@ export class PartitionStateMachine {
       case 'ReassignPartitionLeaderElectionStrategy': {
         const targets = strategy.targets.get(tpString(tp)) ?? replicas;
         result = reassignPartitionLeaderElection(targets, isr, context.liveBrokerIds());
-        recipients = [...targets];
+        recipients = targets.filter((r) => context.isReplicaOnline(r));
         break;
       }
     }

@@ -96,7 +96,7 @@ export class ReplicaStateMachine {
 
   private async doHandleStateChanges(replicas: readonly PartitionReplica[], target: ReplicaState): Promise<void> {
     const { context, batch, controllerId } = this.deps;
-    const offlineRemovals: PartitionReplica[] = [];
+    const offlineRemovals: { pr: PartitionReplica; current: ReplicaState }[] = [];
     for (const pr of replicas) {
       const current = context.replicaState(pr.tp, pr.replica);
       if (!VALID_PREVIOUS[target].includes(current)) {
@@ -125,7 +125,13 @@ export class ReplicaStateMachine {
           break;
         case 'OfflineReplica':
           batch.addStopReplicaRequestForBrokers([pr.replica], pr.tp, false);
-          if (leadership !== undefined) offlineRemovals.push(pr);
+          if (leadership !== undefined) {
+            // Offline once it is out of the ISR in ZooKeeper (below); until then it keeps its state.
+            offlineRemovals.push({ pr, current });
+            continue;
+          }
+          // No leader to tell; every broker's metadata still has to show the replica offline.
+          batch.addUpdateMetadataRequestForBrokers(context.liveOrShuttingDownBrokerIds(), [pr.tp]);
           break;
         case 'ReplicaDeletionStarted':
           batch.addStopReplicaRequestForBrokers([pr.replica], pr.tp, true);
@@ -139,39 +145,65 @@ export class ReplicaStateMachine {
       this.scLog.trace(`Changed state of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to ${target}`);
       context.setReplicaState(pr.tp, pr.replica, target);
     }
-    for (const pr of offlineRemovals) await this.removeReplicaFromIsr(pr);
+    for (const { pr, current } of offlineRemovals) {
+      if (!(await this.removeReplicaFromIsr(pr))) continue;
+      this.scLog.trace(`Changed state of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to OfflineReplica`);
+      context.setReplicaState(pr.tp, pr.replica, 'OfflineReplica');
+    }
   }
 
   /**
    * Takes a replica out of the ISR in ZooKeeper (a leader becomes -1; a last ISR member stays, so the partition
-   * remembers who had the data) and tells the remaining replicas.
+   * remembers who had the data) and tells the other replicas, as Kafka's removeReplicasFromIsr: a replica that is
+   * not in the ISR counts as removed too, with the state as read. Returns false when the change failed (the state
+   * znode is missing or was written by a newer controller, or conflicting writes outlasted the retries).
    */
-  private async removeReplicaFromIsr(pr: PartitionReplica): Promise<void> {
-    const { context, zk, batch } = this.deps;
+  private async removeReplicaFromIsr(pr: PartitionReplica): Promise<boolean> {
+    const { context, zk, batch, controllerId } = this.deps;
+    const failed = (reason: string): false => {
+      this.scLog.error(
+        `Controller ${controllerId} epoch ${context.epoch} initiated state change of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${context.replicaState(pr.tp, pr.replica)} to OfflineReplica failed`,
+        new Error(reason),
+      );
+      return false;
+    };
     for (let attempt = 0; attempt < 10; attempt++) {
       const current = await zk.getPartitionState(pr.tp.topic, pr.tp.partition);
-      if (current === null) return;
-      if (current.state.controllerEpoch > context.epoch) return;
-      const { state } = current;
-      if (!state.isr.includes(pr.replica) && state.leader !== pr.replica) {
-        context.leadership.set(tpString(pr.tp), current);
-        return;
+      if (current === null) {
+        // A topic being deleted may already have lost its state znodes; that is not a failure.
+        if (context.isTopicQueuedForDeletion(pr.tp.topic)) return true;
+        return failed(`Failed to change state of replica ${pr.replica} for partition ${tpString(pr.tp)} since the leader and isr path in zookeeper is empty`);
       }
-      const next: LeaderIsrAndControllerEpoch = {
-        leader: state.leader === pr.replica ? -1 : state.leader,
-        leaderEpoch: state.leaderEpoch + 1,
-        isr: state.isr.length === 1 ? state.isr : state.isr.filter((r) => r !== pr.replica),
-        controllerEpoch: context.epoch,
-      };
-      const zkVersion = await zk.updatePartitionState(pr.tp.topic, pr.tp.partition, next, current.zkVersion);
-      if (zkVersion === null) continue;
+      if (current.state.controllerEpoch > context.epoch) {
+        return failed(
+          `Leader and isr path written by another controller. This probably means the current controller with epoch ${context.epoch} went through a soft failure and another controller was elected with epoch ${current.state.controllerEpoch}. Aborting state change by this controller`,
+        );
+      }
+      const { state } = current;
+      let next: LeaderIsrAndControllerEpoch;
+      let zkVersion: number;
+      if (!state.isr.includes(pr.replica)) {
+        next = { ...state, controllerEpoch: context.epoch };
+        zkVersion = current.zkVersion;
+      } else {
+        next = {
+          leader: state.leader === pr.replica ? -1 : state.leader,
+          leaderEpoch: state.leaderEpoch + 1,
+          isr: state.isr.length === 1 ? state.isr : state.isr.filter((r) => r !== pr.replica),
+          controllerEpoch: context.epoch,
+        };
+        const written = await zk.updatePartitionState(pr.tp.topic, pr.tp.partition, next, current.zkVersion);
+        if (written === null) continue;
+        zkVersion = written;
+      }
       context.leadership.set(tpString(pr.tp), { state: next, zkVersion });
       this.scLog.info(`Partition ${tpString(pr.tp)} state changed to ${leaderIsrAndControllerEpoch(next, zkVersion)} after removing replica ${pr.replica} from the ISR as part of transition to OfflineReplica`);
       if (!context.isTopicQueuedForDeletion(pr.tp.topic)) {
         const others = context.replicasFor(pr.tp).filter((r) => r !== pr.replica && context.liveBrokers.has(r));
         batch.addLeaderAndIsrRequestForBrokers(others, pr.tp, false);
       }
-      return;
+      return true;
     }
+    return failed(`Failed to remove replica ${pr.replica} from the ISR of partition ${tpString(pr.tp)}: the state znode kept changing`);
   }
 }

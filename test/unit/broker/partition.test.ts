@@ -32,7 +32,7 @@ beforeEach(() => {
   log = fixture.open();
   writer = new FakeIsrStateWriter();
   events = [];
-  partition = new Partition(tp, LOCAL, () => fixture.clock.nowMs(), {
+  partition = new Partition(tp, LOCAL, { clock: fixture.clock, replicaLagTimeMaxMs: MAX_LAG_MS }, {
     isrWriter: writer,
     onIsrChanged: (p) => events.push(`isrChanged ${p.topic}-${p.partition}`),
     notify: () => events.push(`notify@${partition.highWatermark}`),
@@ -101,10 +101,12 @@ describe('high watermark', () => {
     expect(log.highWatermark).toBe(10);
   });
 
-  it('a follower outside the ISR that is behind the HW does not hold it back', async () => {
+  it('a follower outside the ISR that has not caught up within replica.lag.time.max.ms does not hold the HW back', async () => {
     partition.makeLeader(state({ isr: [1, 2] }), log);
     await append(10);
     expect(partition.updateFollowerFetchState(2, 10)).toBe(true);
+    // Follower 3 last caught up when this leader took over, longer ago than replica.lag.time.max.ms.
+    fixture.clock.advance(MAX_LAG_MS + 1);
     partition.updateFollowerFetchState(3, 2);
     await append(5);
     expect(partition.updateFollowerFetchState(2, 15)).toBe(true);
@@ -113,24 +115,25 @@ describe('high watermark', () => {
     expect(writer.writes).toEqual([]);
   });
 
-  // BUG: src/broker/partition.ts, maybeIncrementLeaderHW only counts the (maximal) ISR. Kafka 2.8's
-  // Partition.maybeIncrementLeaderHW also counts every follower that caught up within replica.lag.time.max.ms
-  // (`curTime - replica.lastCaughtUpTimeMs <= replicaLagTimeMaxMs || isrState.maximalIsr.contains(replica.brokerId)`),
-  // so that a follower catching up to a leader alone in the ISR is not outrun by the HW forever. The Partition has
-  // no replica.lag.time.max.ms today; this case assumes Kafka's default of 30 s.
-  it.skip('the HW waits for a follower outside the ISR that caught up within replica.lag.time.max.ms (Kafka 2.8)', async () => {
+  // Kafka 2.8's Partition.maybeIncrementLeaderHW also counts every follower that caught up within
+  // replica.lag.time.max.ms (`curTime - replica.lastCaughtUpTimeMs <= replicaLagTimeMaxMs || maximalIsr.contains(id)`),
+  // so that a follower catching up to a leader alone in the ISR is not outrun by the HW forever.
+  it('the HW waits for a follower outside the ISR that caught up within replica.lag.time.max.ms (Kafka 2.8)', async () => {
     partition.makeLeader(state({ isr: [1], replicas: [1, 2] }), log);
     await append(10);
+    expect(partition.highWatermark).toBe(10);
     fixture.clock.advance(1000);
+    // It fetched the leader's log end offset as of its previous fetch (the leader's start): caught up then.
     partition.updateFollowerFetchState(2, 0);
     await append(10);
-    expect(partition.highWatermark).toBe(20);
+    expect(partition.highWatermark).toBe(10);
     fixture.clock.advance(1000);
-    // It fetched up to the leader's LEO of its previous fetch: caught up as of that fetch, but below the HW.
+    // At the HW it rejoins the ISR; the HW follows it, not the leader alone.
     partition.updateFollowerFetchState(2, 10);
     await append(10);
-    expect(partition.highWatermark).toBe(20);
-    partition.updateFollowerFetchState(2, 20);
+    expect(partition.highWatermark).toBe(10);
+    partition.updateFollowerFetchState(2, 30);
+    expect(partition.highWatermark).toBe(30);
     await settle();
     expect(writer.writes.map((w) => w.state.isr)).toEqual([[1, 2]]);
   });
@@ -199,7 +202,7 @@ describe('ISR shrink (replica.lag.time.max.ms)', () => {
     partition.updateFollowerFetchState(2, 10);
     fixture.clock.advance(MAX_LAG_MS - 5000 + 1);
 
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
 
     expect(writer.writes).toEqual([{ tp: 't-0', state: { leader: 1, leaderEpoch: 2, isr: [1, 2], controllerEpoch: 7 }, expectedZkVersion: 4 }]);
     expect(partition.isr).toEqual([1, 2]);
@@ -213,10 +216,10 @@ describe('ISR shrink (replica.lag.time.max.ms)', () => {
     partition.makeLeader(state({ isr: [1, 2] }), log);
     await append(10);
     fixture.clock.advance(MAX_LAG_MS);
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
     expect(writer.writes).toEqual([]);
     fixture.clock.advance(1);
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
     expect(writer.writes.map((w) => w.state.isr)).toEqual([[1]]);
   });
 
@@ -225,7 +228,7 @@ describe('ISR shrink (replica.lag.time.max.ms)', () => {
     partition.updateFollowerFetchState(2, 0);
     partition.updateFollowerFetchState(3, 0);
     fixture.clock.advance(6 * MAX_LAG_MS);
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
     expect(writer.writes).toEqual([]);
     expect(partition.isr).toEqual([1, 2, 3]);
   });
@@ -242,7 +245,7 @@ describe('ISR shrink (replica.lag.time.max.ms)', () => {
       previousEnd = partition.logEndOffset;
     }
     expect(partition.followers.get(2)?.lastCaughtUpTimeMs).toBe(fixture.clock.nowMs() - 4000);
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
     expect(writer.writes.map((w) => w.state.isr)).toEqual([[1, 2]]);
     expect(partition.isr).toEqual([1, 2]);
   });
@@ -252,13 +255,13 @@ describe('ISR shrink (replica.lag.time.max.ms)', () => {
     writer.setVersion(tp, 9);
     await append(10);
     fixture.clock.advance(MAX_LAG_MS + 1);
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
     expect(writer.writes).toHaveLength(1);
     expect(partition.isr).toEqual([1, 2]);
     expect(partition.zkVersion).toBe(4);
     expect(partition.highWatermark).toBe(0);
     expect(events).toEqual([]);
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
     expect(writer.writes).toHaveLength(2);
   });
 
@@ -267,10 +270,10 @@ describe('ISR shrink (replica.lag.time.max.ms)', () => {
     await append(10);
     fixture.clock.advance(MAX_LAG_MS + 1);
     writer.failNext(new Error('connection loss'));
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
     expect(partition.isr).toEqual([1, 2]);
     expect(events).toEqual([]);
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
     expect(partition.isr).toEqual([1]);
     expect(writer.writes).toHaveLength(2);
   });
@@ -280,8 +283,8 @@ describe('ISR shrink (replica.lag.time.max.ms)', () => {
     await append(10);
     fixture.clock.advance(MAX_LAG_MS + 1);
     const release = writer.hold();
-    const shrinking = partition.maybeShrinkIsr(MAX_LAG_MS);
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    const shrinking = partition.maybeShrinkIsr();
+    await partition.maybeShrinkIsr();
     // Replica 3 would qualify for the ISR (at the HW), but the shrink is in flight.
     partition.updateFollowerFetchState(3, 10);
     expect(writer.writes.map((w) => w.state.isr)).toEqual([[1]]);
@@ -298,7 +301,7 @@ describe('ISR shrink (replica.lag.time.max.ms)', () => {
     await append(10);
     fixture.clock.advance(MAX_LAG_MS + 1);
     const release = writer.hold();
-    const shrinking = partition.maybeShrinkIsr(MAX_LAG_MS);
+    const shrinking = partition.maybeShrinkIsr();
     partition.makeLeader(state({ isr: [1, 2, 3], leaderEpoch: 3, zkVersion: 7 }), log);
     release();
     await shrinking;
@@ -308,18 +311,18 @@ describe('ISR shrink (replica.lag.time.max.ms)', () => {
   });
 
   it('without an ISR writer the change is applied with the next zkVersion', async () => {
-    const local = new Partition(tp, LOCAL, () => fixture.clock.nowMs());
+    const local = new Partition(tp, LOCAL, { clock: fixture.clock, replicaLagTimeMaxMs: MAX_LAG_MS });
     local.makeLeader(state({ isr: [1, 2], zkVersion: 4 }), log);
     await local.appendRecordsToLeader(makeBatch({ count: 3 }), 1);
     fixture.clock.advance(MAX_LAG_MS + 1);
-    await local.maybeShrinkIsr(MAX_LAG_MS);
+    await local.maybeShrinkIsr();
     expect([local.isr, local.zkVersion, local.highWatermark]).toEqual([[1], 5, 3]);
   });
 
   it('a follower never shrinks the ISR', async () => {
     partition.makeFollower(state({ isr: [2, 3], leader: 2 }), log);
     fixture.clock.advance(MAX_LAG_MS + 1);
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
     expect(writer.writes).toEqual([]);
   });
 });
@@ -416,7 +419,7 @@ describe('acks=-1 and min.insync.replicas', () => {
     expect(partition.checkEnoughReplicasReachOffset(4)).toEqual({ done: true });
     fixture.clock.advance(MAX_LAG_MS + 1);
     await partition.appendRecordsToLeader(makeBatch({ count: 2 }), 1);
-    await partition.maybeShrinkIsr(MAX_LAG_MS);
+    await partition.maybeShrinkIsr();
     expect(partition.isr).toEqual([1]);
     expect(partition.checkEnoughReplicasReachOffset(6)).toEqual({ done: true, error: 'NOT_ENOUGH_REPLICAS_AFTER_APPEND' });
     partition.makeFollower(state({ isr: [2], leader: 2, leaderEpoch: 3 }), log);

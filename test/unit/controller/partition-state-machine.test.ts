@@ -297,11 +297,9 @@ describe('OfflinePartition / OnlinePartition -> OnlinePartition', () => {
       expect(zk.writes()).toEqual([]);
     });
 
-    // BUG (minor): partition-state-machine.ts, electLeader, case 'PreferredReplicaPartitionLeaderElectionStrategy'
-    // sets `recipients = replicas`. Kafka 2.8's leaderForPreferredReplica sends LeaderAndIsr to the live replicas
-    // only (assignment.filter(isReplicaOnline)), which excludes brokers in controlled shutdown; the batch drops dead
-    // brokers at send time but still sends to a shutting-down one.
-    it.skip('PreferredReplica election sends LeaderAndIsr to live replicas only, not to a shutting-down one', async () => {
+    // Kafka 2.8's leaderForPreferredReplica sends LeaderAndIsr to the live replicas only
+    // (assignment.filter(isReplicaOnline)), which excludes brokers in controlled shutdown.
+    it('PreferredReplica election sends LeaderAndIsr to live replicas only, not to a shutting-down one', async () => {
       given(tp, [1, 2, 3], 'OnlinePartition', lic(2, 4, [1, 2, 3]), 6);
       f.context.shuttingDownBrokerIds.add(3);
       expect(await psm.handleStateChanges([tp], 'OnlinePartition', PREFERRED)).toEqual([]);
@@ -365,10 +363,9 @@ describe('OfflinePartition / OnlinePartition -> OnlinePartition', () => {
       expect(f.channel.sent).toEqual([]);
     });
 
-    // BUG (minor): partition-state-machine.ts, electLeader, case 'ReassignPartitionLeaderElectionStrategy' sets
-    // `recipients = [...targets]`. Kafka 2.8's leaderForReassign sends LeaderAndIsr to the live target replicas only
+    // Kafka 2.8's leaderForReassign sends LeaderAndIsr to the live target replicas only
     // (targetReplicas.filter(isReplicaOnline)), so a target broker in controlled shutdown is not sent one.
-    it.skip('Reassign election sends LeaderAndIsr to live target replicas only, not to a shutting-down one', async () => {
+    it('Reassign election sends LeaderAndIsr to live target replicas only, not to a shutting-down one', async () => {
       given(tp, [1, 2, 3], 'OnlinePartition', lic(1, 4, [1, 2, 3]), 6);
       f.context.shuttingDownBrokerIds.add(3);
       const strategy: ElectionStrategy = { kind: 'ReassignPartitionLeaderElectionStrategy', targets: new Map([['t-0', [2, 3]]]) };

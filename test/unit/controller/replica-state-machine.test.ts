@@ -185,22 +185,22 @@ describe('-> OfflineReplica', () => {
     expect(f.channel.updateMetadata()[1]).toEqual(['t-0 leader=1 leaderEpoch=3 isr=[1,2] offline=[3]']);
   });
 
-  it('OnlineReplica -> OfflineReplica of a replica outside the ISR writes nothing and refreshes the cached leadership', async () => {
+  it('OnlineReplica -> OfflineReplica of a replica outside the ISR writes nothing, refreshes the cached leadership and tells the others', async () => {
     givenPartition(tp, [1, 2, 3], lic(1, 2, [1, 2]), 4);
     zk.concurrentWrite(tp, lic(1, 3, [1, 2]));
     await rsm.handleStateChanges([givenReplica(3, 'OnlineReplica')], 'OfflineReplica');
     expect(f.context.replicaState(tp, 3)).toBe('OfflineReplica');
     expect(zk.writes()).toEqual([]);
     expect(f.context.leadership.get('t-0')).toEqual({ state: lic(1, 3, [1, 2]), zkVersion: 5 });
-    expect(f.channel.order()).toEqual(['StopReplica->3']);
+    // Kafka counts it as removed: the other replicas and every broker's metadata hear the state as read.
+    expect(f.channel.order()).toEqual(['LeaderAndIsr->1', 'LeaderAndIsr->2', 'UpdateMetadata->1', 'UpdateMetadata->2', 'UpdateMetadata->3', 'StopReplica->3']);
   });
 
-  // BUG: replica-state-machine.ts, removeReplicaFromIsr (the early `return` when the replica is neither in the ISR
-  // nor the leader) sends nothing. Kafka 2.8's doHandleStateChanges(OfflineReplica) treats a partition whose ISR
-  // does not contain the replica as a successful removal too (leaderAndIsrsWithoutReplica in doRemoveReplicasFromIsr)
-  // and sends LeaderAndIsr (with the state read from ZooKeeper) to the other replicas, plus UpdateMetadata to
-  // every live broker, so their metadata shows the replica offline.
-  it.skip('OnlineReplica -> OfflineReplica of a replica outside the ISR still tells the other replicas (Kafka 2.8)', async () => {
+  // Kafka 2.8's doHandleStateChanges(OfflineReplica) treats a partition whose ISR does not contain the replica as a
+  // successful removal too (leaderAndIsrsWithoutReplica in doRemoveReplicasFromIsr) and sends LeaderAndIsr (with
+  // the state read from ZooKeeper) to the other replicas, plus UpdateMetadata to every live broker, so their
+  // metadata shows the replica offline.
+  it('OnlineReplica -> OfflineReplica of a replica outside the ISR still tells the other replicas (Kafka 2.8)', async () => {
     givenPartition(tp, [1, 2, 3], lic(1, 2, [1, 2]), 4);
     kill(3);
     await rsm.handleStateChanges([givenReplica(3, 'OnlineReplica')], 'OfflineReplica');
@@ -249,20 +249,19 @@ describe('-> OfflineReplica', () => {
     expect(f.channel.order()).toEqual(['StopReplica->3']);
   });
 
-  // BUG: replica-state-machine.ts, doHandleStateChanges sets OfflineReplica for every valid replica before
-  // removeReplicaFromIsr runs, and removeReplicaFromIsr returns silently when fenced. In Kafka 2.8 a failed ISR
-  // removal (state znode written by a newer controller) is a failed state change (logFailedStateChange) and the
-  // replica keeps its previous state; only replicas whose removal succeeded become OfflineReplica.
-  it.skip('OnlineReplica -> OfflineReplica fenced by a newer controller leaves the replica Online (Kafka 2.8)', async () => {
+  // In Kafka 2.8 a failed ISR removal (state znode written by a newer controller) is a failed state change
+  // (logFailedStateChange) and the replica keeps its previous state; only replicas whose removal succeeded become
+  // OfflineReplica.
+  it('OnlineReplica -> OfflineReplica fenced by a newer controller leaves the replica Online (Kafka 2.8)', async () => {
     givenPartition(tp, [1, 2, 3], lic(1, 2, [1, 2, 3]), 4);
     zk.concurrentWrite(tp, lic(2, 3, [2, 3], EPOCH + 1));
     await rsm.handleStateChanges([givenReplica(3, 'OnlineReplica')], 'OfflineReplica');
     expect(f.context.replicaState(tp, 3)).toBe('OnlineReplica');
   });
 
-  // BUG: same place; Kafka 2.8 fails the change (replica keeps its state) when the state znode is missing and the
-  // topic is not being deleted ("the leader and isr path in zookeeper is empty").
-  it.skip('OnlineReplica -> OfflineReplica without a state znode leaves the replica Online (Kafka 2.8)', async () => {
+  // Kafka 2.8 fails the change (the replica keeps its state) when the state znode is missing and the topic is not
+  // being deleted ("the leader and isr path in zookeeper is empty").
+  it('OnlineReplica -> OfflineReplica without a state znode leaves the replica Online (Kafka 2.8)', async () => {
     givenPartition(tp, [1, 2, 3], lic(1, 2, [1, 2, 3]), 4);
     zk.nodes.clear();
     await rsm.handleStateChanges([givenReplica(3, 'OnlineReplica')], 'OfflineReplica');
@@ -277,12 +276,12 @@ describe('-> OfflineReplica', () => {
     expect(f.channel.order()).toEqual(['StopReplica->3']);
   });
 
-  it('NewReplica -> OfflineReplica of a partition without leadership sends StopReplica only, without reading ZooKeeper', async () => {
+  it('NewReplica -> OfflineReplica of a partition without leadership sends StopReplica and UpdateMetadata, without reading ZooKeeper', async () => {
     givenPartition(tp, [1, 2, 3]);
     await rsm.handleStateChanges([givenReplica(3, 'NewReplica')], 'OfflineReplica');
     expect(f.context.replicaState(tp, 3)).toBe('OfflineReplica');
     expect(zk.calls).toEqual([]);
-    expect(f.channel.order()).toEqual(['StopReplica->3']);
+    expect(f.channel.order()).toEqual(['UpdateMetadata->1', 'UpdateMetadata->2', 'UpdateMetadata->3', 'StopReplica->3']);
   });
 
   it('many replicas of one broker: one StopReplica request, one LeaderAndIsr per surviving broker', async () => {
