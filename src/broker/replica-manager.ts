@@ -1,5 +1,6 @@
 import { ErrorCode } from '../common/error-codes';
 import { Clock } from '../common/time';
+import { SerialQueue } from '../common/serial-queue';
 import { KafkaConfig } from '../common/config/kafka-config';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
@@ -62,7 +63,7 @@ export class ReplicaManager {
   readonly fetcherManager: ReplicaFetcherManager | undefined;
   private readonly tasks: ScheduledTask[] = [];
   /** LeaderAndIsr and StopReplica are applied one at a time (Kafka's replicaStateChangeLock). */
-  private stateChanges: Promise<unknown> = Promise.resolve();
+  private readonly stateChanges = new SerialQueue();
 
   constructor(private readonly o: ReplicaManagerOptions) {
     this.stateChangeLog = getLogger('state.change.logger', `[Broker id=${o.brokerId}] `);
@@ -101,13 +102,6 @@ export class ReplicaManager {
     await Promise.all(this.allPartitions().map((p) => p.maybeShrinkIsr()));
   }
 
-  /** Serialises controller requests: each waits for the previous one to be fully applied. */
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.stateChanges.then(work, work);
-    this.stateChanges = run.catch(() => undefined);
-    return run;
-  }
-
   get brokerId(): number {
     return this.o.brokerId;
   }
@@ -137,7 +131,7 @@ export class ReplicaManager {
    * follows (Kafka's callback, through which the group coordinator takes over or gives up its groups).
    */
   becomeLeaderOrFollower(correlationId: number, request: LeaderAndIsrRequest, version: number, onLeadershipChange?: LeadershipChangeCallback): Promise<LeaderAndIsrResponse> {
-    return this.serially(() => this.doBecomeLeaderOrFollower(correlationId, request, version, onLeadershipChange));
+    return this.stateChanges.run(() => this.doBecomeLeaderOrFollower(correlationId, request, version, onLeadershipChange));
   }
 
   private async doBecomeLeaderOrFollower(correlationId: number, request: LeaderAndIsrRequest, version: number, onLeadershipChange?: LeadershipChangeCallback): Promise<LeaderAndIsrResponse> {
@@ -295,7 +289,7 @@ export class ReplicaManager {
   }
 
   stopReplicas(correlationId: number, request: StopReplicaRequest, version: number): Promise<StopReplicaResponse> {
-    return this.serially(() => this.doStopReplicas(correlationId, request, version));
+    return this.stateChanges.run(() => this.doStopReplicas(correlationId, request, version));
   }
 
   private async doStopReplicas(correlationId: number, request: StopReplicaRequest, version: number): Promise<StopReplicaResponse> {

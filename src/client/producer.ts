@@ -1,6 +1,7 @@
 import { ErrorCode, isRetriable } from '../common/error-codes';
 import { tpString, tpKey } from '../common/topic-partition';
 import { Clock, TimerHandle } from '../common/time';
+import { SerialQueue } from '../common/serial-queue';
 import { KafkaError } from '../common/kafka-error';
 import { ProduceApi, ProduceResponse } from '../protocol/apis/produce';
 import { CompressionType, RecordBatchBuilder } from '../records';
@@ -82,7 +83,8 @@ export class Producer {
   private readonly lastBatchBytes = new Map<string, number>();
   private idleWaiters: (() => void)[] = [];
   private closed = false;
-  private metadataChain: Promise<unknown> = Promise.resolve();
+  /** Records waiting for their topic's metadata are appended in the order they were sent. */
+  private readonly metadataWaits = new SerialQueue();
   private flushing = 0;
   private waitingForMetadata = 0;
 
@@ -150,9 +152,7 @@ export class Producer {
       return;
     }
     this.waitingForMetadata++;
-    const ready = this.metadataChain.then(() => this.partitionsFor(topic));
-    this.metadataChain = ready.catch(() => 0);
-    ready.then(
+    this.metadataWaits.run(() => this.partitionsFor(topic)).then(
       (count) => {
         this.waitingForMetadata--;
         this.append(topic, key, value, partition ?? this.partitioner.partition(key, count), callback, cookie);
@@ -191,7 +191,7 @@ export class Producer {
 
   /** Sends everything accumulated and resolves when every sent record has its answer. */
   async flush(): Promise<void> {
-    await this.metadataChain;
+    await this.metadataWaits.whenIdle();
     this.flushing++;
     try {
       this.drain();
