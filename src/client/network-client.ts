@@ -46,9 +46,10 @@ function isNetworkFailure(e: unknown): boolean {
 }
 
 /**
- * The client brokers use among themselves and the tools use (Kafka's NetworkClient + ManualMetadataUpdater):
- * one BrokerConnection per node, metadata bootstrap from the configured servers and refresh on age or demand,
- * routing to a node id, any node or the controller, and retries with exponential backoff on network failures.
+ * The client the tools and consumers use (Kafka's NetworkClient + ManualMetadataUpdater; brokers talk to each
+ * other over single BrokerConnections): one BrokerConnection per node, metadata bootstrap from the configured
+ * servers and refresh on age or demand, routing to a node id, any node or the controller, and retries with
+ * exponential backoff on network failures.
  * Kafka error codes inside responses are returned, not thrown: what is retriable is the caller's business
  * (NOT_LEADER_OR_FOLLOWER means "refresh and retry" to a producer, "stop fetching" to a replica fetcher).
  */
@@ -151,12 +152,12 @@ export class NetworkClient {
     return best;
   }
 
-  /** The open connection to `nodeId`, or a new one (after an ApiVersions exchange when negotiating). */
   /** The clock every time-out and back-off of this client runs on (its connections', consumers', producers'). */
   get clock(): Clock {
     return this.opts.clock;
   }
 
+  /** The open connection to `nodeId`, or a new one (after an ApiVersions exchange when negotiating). */
   connectionTo(nodeId: number): Promise<BrokerConnection> {
     const existing = this.connections.get(nodeId);
     if (existing !== undefined && !existing.conn.isClosed) return existing.ready;

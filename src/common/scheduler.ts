@@ -1,12 +1,7 @@
 import { Clock, TimerHandle } from './time';
 import { getLogger } from './logging/logging';
 
-/**
- * Named delayed and periodic tasks (Kafka's KafkaScheduler), driven by a Clock so tests can advance a mock clock
- * instead of sleeping. Periodic tasks run at a fixed rate like `scheduleAtFixedRate`, but never overlap: a run
- * that comes due while the previous run of the same task is still pending is skipped. A task's failure is logged
- * and does not stop later runs. `shutdown()` cancels everything and waits for runs in progress.
- */
+/** A scheduled task: its name and a way to cancel its later runs. */
 export interface ScheduledTask {
   readonly name: string;
   cancel(): void;
@@ -21,6 +16,12 @@ interface TaskState {
   cancelled: boolean;
 }
 
+/**
+ * Named delayed and periodic tasks (Kafka's KafkaScheduler), driven by a Clock so tests can advance a mock clock
+ * instead of sleeping. Periodic tasks run at a fixed rate like `scheduleAtFixedRate`, but never overlap: a run
+ * that comes due while the previous run of the same task is still pending is skipped. A task's failure is logged
+ * and does not stop later runs. `shutdown()` cancels everything and waits for runs in progress.
+ */
 export class Scheduler {
   private readonly tasks = new Set<TaskState>();
   private readonly inFlight = new Set<Promise<void>>();

@@ -1,11 +1,12 @@
-/**
- * Time as the broker sees it. Everything that reads the wall clock or waits goes through a Clock so that tests
- * can drive time by hand (Kafka's `Time`/`MockTime`). Timers live here too, so the Scheduler can run on a mock.
- */
+/** A pending `Clock.setTimer` callback. */
 export interface TimerHandle {
   cancel(): void;
 }
 
+/**
+ * Time as the broker sees it. Everything that reads the wall clock or waits goes through a Clock so that tests
+ * can drive time by hand (Kafka's `Time`/`MockTime`). Timers live here too, so the Scheduler can run on a mock.
+ */
 export interface Clock {
   /** Milliseconds since the epoch. */
   nowMs(): number;

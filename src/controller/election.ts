@@ -1,7 +1,9 @@
-/**
+/*
  * Leader choice as pure functions (Kafka's PartitionLeaderElectionAlgorithms): no ZooKeeper, no requests, so
  * each strategy is tested on its own. A result of null means no eligible leader.
  */
+
+/** An elected leader and the ISR to write with it. */
 export interface ElectionResult {
   leader: number;
   isr: number[];

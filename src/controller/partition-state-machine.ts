@@ -203,14 +203,13 @@ export class PartitionStateMachine {
     const current = await zk.getPartitionState(tp.topic, tp.partition);
     const previous = context.partitionState(tp);
     if (current === null) {
-      this.failElection(tp, previous, strategy, new Error(`LeaderAndIsr for partition ${tpString(tp)} is not in zookeeper`));
+      this.failElection(tp, previous, new Error(`LeaderAndIsr for partition ${tpString(tp)} is not in zookeeper`));
       return 'failed';
     }
     if (current.state.controllerEpoch > context.epoch) {
       this.failElection(
         tp,
         previous,
-        strategy,
         new Error(
           `Leader and isr path written by another controller. This probably means the current controller with epoch ${context.epoch} went through a soft failure and another controller was elected with epoch ${current.state.controllerEpoch}. Aborting state change by this controller`,
         ),
@@ -245,7 +244,7 @@ export class PartitionStateMachine {
     }
     if (result === null) {
       context.leadership.set(tpString(tp), { state: current.state, zkVersion: current.zkVersion });
-      this.failElection(tp, previous, strategy, new Error(`Failed to elect leader for partition ${tpString(tp)} under strategy ${renderStrategy(strategy)}`));
+      this.failElection(tp, previous, new Error(`Failed to elect leader for partition ${tpString(tp)} under strategy ${renderStrategy(strategy)}`));
       return 'failed';
     }
     const state: LeaderIsrAndControllerEpoch = { leader: result.leader, leaderEpoch: current.state.leaderEpoch + 1, isr: result.isr, controllerEpoch: context.epoch };
@@ -258,7 +257,7 @@ export class PartitionStateMachine {
     return 'done';
   }
 
-  private failElection(tp: TopicPartition, previous: PartitionState, _strategy: ElectionStrategy, cause: Error): void {
+  private failElection(tp: TopicPartition, previous: PartitionState, cause: Error): void {
     const { controllerId, context } = this.deps;
     this.scLog.error(`Controller ${controllerId} epoch ${context.epoch} failed to change state for partition ${tpString(tp)} from ${previous} to OnlinePartition`, cause);
   }

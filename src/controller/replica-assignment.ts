@@ -1,8 +1,3 @@
-/**
- * Kafka's rack-unaware replica placement (AdminUtils.assignReplicasToBrokers): the first replica of each
- * partition walks round the sorted broker list from a random start, and followers are shifted by an amount that
- * grows every full round, so leaders and followers both spread evenly.
- */
 export class InvalidReplicationFactorError extends Error {}
 export class InvalidPartitionsError extends Error {}
 
@@ -14,6 +9,11 @@ export interface AssignmentOptions {
   random?: () => number;
 }
 
+/**
+ * Kafka's rack-unaware replica placement (AdminUtils.assignReplicasToBrokers): the first replica of each
+ * partition walks round the sorted broker list from a random start, and followers are shifted by an amount that
+ * grows every full round, so leaders and followers both spread evenly.
+ */
 export function assignReplicasToBrokers(
   brokerIds: readonly number[],
   nPartitions: number,

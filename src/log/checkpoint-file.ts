@@ -2,6 +2,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TMP_FILE_SUFFIX } from './log-file-names';
 
+/** How one kind of checkpoint turns an entry into a line and back (undefined for a malformed line). */
+export interface CheckpointFormatter<T> {
+  toLine(entry: T): string;
+  fromLine(fields: string[]): T | undefined;
+}
+
+const VERSION = 0;
+
 /**
  * Kafka's text checkpoint format (kafka.server.checkpoints.CheckpointFile), shared by the offset checkpoints of
  * a log dir and the leader-epoch checkpoint of a partition:
@@ -12,13 +20,6 @@ import { TMP_FILE_SUFFIX } from './log-file-names';
  *
  * Writes are crash-safe: `<file>.tmp`, fsync, rename over the original, fsync of the directory.
  */
-export interface CheckpointFormatter<T> {
-  toLine(entry: T): string;
-  fromLine(fields: string[]): T | undefined;
-}
-
-const VERSION = 0;
-
 export class CheckpointFile<T> {
   constructor(
     readonly file: string,

@@ -1,11 +1,6 @@
 import { CheckpointFile } from './checkpoint-file';
 
-/**
- * Which leader epoch wrote which offsets (KIP-101), persisted to the partition's `leader-epoch-checkpoint` as
- * `epoch startOffset` lines in the checkpoint format. Entries have strictly increasing epochs and start
- * offsets. Followers use `endOffsetFor` (OffsetsForLeaderEpoch) to find where to truncate. Every change is
- * written through to the file. Mutated only under the log's append queue.
- */
+/** The first offset written under a leader epoch. */
 export interface EpochEntry {
   readonly epoch: number;
   readonly startOffset: number;
@@ -14,6 +9,12 @@ export interface EpochEntry {
 export const UNDEFINED_EPOCH = -1;
 export const UNDEFINED_EPOCH_OFFSET = -1;
 
+/**
+ * Which leader epoch wrote which offsets (KIP-101), persisted to the partition's `leader-epoch-checkpoint` as
+ * `epoch startOffset` lines in the checkpoint format. Entries have strictly increasing epochs and start
+ * offsets. Followers use `endOffsetFor` (OffsetsForLeaderEpoch) to find where to truncate. Every change is
+ * written through to the file. Mutated only under the log's append queue.
+ */
 export class LeaderEpochFileCache {
   private epochs: EpochEntry[];
   private readonly checkpoint: CheckpointFile<EpochEntry>;

@@ -10,6 +10,17 @@ import { Log } from './log';
 import { segmentOpenOptions } from './log-loader';
 import { LogSegment } from './log-segment';
 
+/** What one `clean` call did (segments, bytes and records read and kept). */
+export interface CleanerStats {
+  readonly segmentsCleaned: number;
+  readonly bytesRead: number;
+  readonly bytesWritten: number;
+  readonly recordsRead: number;
+  readonly recordsKept: number;
+}
+
+const NO_STATS: CleanerStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRead: 0, recordsKept: 0 };
+
 /**
  * Log compaction for cleanup.policy=compact (a simplified Kafka LogCleaner, one cleaner, run from the
  * LogManager's `kafka-log-cleaner` task):
@@ -27,16 +38,6 @@ import { LogSegment } from './log-segment';
  * map is an in-memory Map over the whole cleanable range rather than a bounded dedupe buffer, and tombstone
  * age is judged on the segment's largest timestamp.
  */
-export interface CleanerStats {
-  readonly segmentsCleaned: number;
-  readonly bytesRead: number;
-  readonly bytesWritten: number;
-  readonly recordsRead: number;
-  readonly recordsKept: number;
-}
-
-const NO_STATS: CleanerStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRead: 0, recordsKept: 0 };
-
 export class LogCleaner {
   private readonly logger = getLogger('kafka.log.LogCleaner', 'Cleaner 0: ');
 

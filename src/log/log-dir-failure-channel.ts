@@ -1,15 +1,18 @@
 import { getLogger } from '../common/logging/logging';
 import { KafkaError } from '../common/kafka-error';
 
-/**
- * Where an I/O failure in a log dir is reported (Kafka's LogDirFailureChannel). The first failure of a dir
- * marks it offline and notifies the listeners (the LogManager takes the dir's logs offline; the broker will
- * later tell the controller). Nothing is retried: an offline dir stays offline until restart.
- */
+/** Told the path of a log dir that has just gone offline. */
 export type LogDirFailureListener = (logDir: string) => void;
 
 const logger = getLogger('kafka.server.LogDirFailureChannel');
 
+/**
+ * Where an I/O failure in a log dir is reported (Kafka's LogDirFailureChannel). The first failure of a dir
+ * marks it offline and notifies the listeners: the LogManager takes the dir's logs offline, and their
+ * partitions answer KAFKA_STORAGE_ERROR. Nothing tells the controller yet: no listener writes
+ * `/log_dir_event_notification` (Kafka's ReplicaManager.handleLogDirFailure does), so the controller does not
+ * move the affected leaderships. Nothing is retried: an offline dir stays offline until restart.
+ */
 export class LogDirFailureChannel {
   private readonly offline = new Set<string>();
   private readonly listeners: LogDirFailureListener[] = [];

@@ -9,11 +9,9 @@ import { TopicPartition, tpString } from '../common/topic-partition';
 export const LOG_FILE_SUFFIX = '.log';
 export const INDEX_FILE_SUFFIX = '.index';
 export const TIME_INDEX_FILE_SUFFIX = '.timeindex';
-export const TXN_INDEX_FILE_SUFFIX = '.txnindex';
-export const PRODUCER_SNAPSHOT_FILE_SUFFIX = '.snapshot';
 /** A segment file waiting for asynchronous deletion. */
 export const DELETED_FILE_SUFFIX = '.deleted';
-/** Cleaner output and cleaned segments being swapped in (kept in the names for a later cleaner). */
+/** The cleaner's output, then the cleaned segment being swapped in (LogCleaner, Log.replaceSegment). */
 export const CLEANED_FILE_SUFFIX = '.cleaned';
 export const SWAP_FILE_SUFFIX = '.swap';
 /** Temporary file of a crash-safe write (checkpoints). */
@@ -22,7 +20,6 @@ export const TMP_FILE_SUFFIX = '.tmp';
 export const DELETE_DIR_SUFFIX = '-delete';
 export const FUTURE_DIR_SUFFIX = '-future';
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
-export const LOCK_FILE = '.lock';
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
 export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';
 export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint';

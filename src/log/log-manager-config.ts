@@ -1,12 +1,12 @@
 import { KafkaConfig } from '../common/config/kafka-config';
 
-/**
- * Broker-level settings of the LogManager (not per topic), with Kafka's keys and defaults (KafkaConfig, 2.8).
- * Per-topic settings live in LogConfig.
- */
 /** Kafka's LogManager.InitialTaskDelayMs: not a configuration key. */
 const INITIAL_TASK_DELAY_MS = 30000;
 
+/**
+ * Broker-level settings of the LogManager (not per topic), with Kafka's keys and defaults (KafkaConfig, 2.8).
+ * Per-topic settings live in LogConfig (src/common/config/log-config.ts).
+ */
 export interface LogManagerConfig {
   /** log.dirs (or log.dir): absolute or relative paths, comma separated in the properties. */
   readonly logDirs: readonly string[];

@@ -25,15 +25,7 @@ import { LogManagerConfig } from './log-manager-config';
 import { OffsetCheckpointFile, PartitionOffset } from './offset-checkpoint-file';
 import { TopicPartition, tpString } from '../common/topic-partition';
 
-/**
- * All partition logs of this broker across log.dirs (Kafka's LogManager). It loads and recovers the logs at
- * startup, places new partitions in the live log dir holding the fewest, runs the periodic tasks (retention,
- * flush, checkpoints), and takes a log dir offline when its disk fails while the other dirs keep serving.
- *
- * Per log dir it keeps recovery-point-offset-checkpoint, log-start-offset-checkpoint and
- * replication-offset-checkpoint, and writes `.kafka_cleanshutdown` after a clean shutdown so the next start
- * skips recovery.
- */
+/** What a LogManager is built from (KafkaServer passes the broker's; tests their own). */
 export interface LogManagerParams {
   readonly config: LogManagerConfig;
   /** Config for logs of topics without an entry in `topicConfigs`. */
@@ -45,6 +37,15 @@ export interface LogManagerParams {
   readonly failureChannel?: LogDirFailureChannel;
 }
 
+/**
+ * All partition logs of this broker across log.dirs (Kafka's LogManager). It loads and recovers the logs at
+ * startup, places new partitions in the live log dir holding the fewest, runs the periodic tasks (retention,
+ * flush, checkpoints), and takes a log dir offline when its disk fails while the other dirs keep serving.
+ *
+ * Per log dir it keeps recovery-point-offset-checkpoint, log-start-offset-checkpoint and
+ * replication-offset-checkpoint, and writes `.kafka_cleanshutdown` after a clean shutdown so the next start
+ * skips recovery.
+ */
 export class LogManager {
   readonly failureChannel: LogDirFailureChannel;
   private readonly logger = getLogger('kafka.log.LogManager');

@@ -17,16 +17,7 @@ import { DELETED_FILE_SUFFIX, logFile, offsetIndexFile, timeIndexFile } from './
 import { OffsetIndex } from './offset-index';
 import { TimeIndex } from './time-index';
 
-/**
- * One segment of a partition's log: the `<base>.log` file of whole v2 batches plus its sparse `.index` and
- * `.timeindex`. Owned by a Log; every mutation (append, truncate, recover, rename, delete) runs under the
- * log's append queue, reads may run at any time between them. An append is split in two: `reserveAppend`
- * (bookkeeping, under the queue) and `write` (a positional writev on libuv's pool, driven by the log's
- * LogWritePipeline); reads are bounded by the bytes already written (`readableSize`). Data reaches the disk on
- * `flush()` or when the OS decides. The cleaner writes its `.cleaned` copies with the synchronous `append`.
- *
- * The .log only ever holds magic-2 batches: legacy input is converted before it gets here.
- */
+/** Where a batch lies in a segment: its base and last offsets, byte position and size. */
 export interface LogOffsetPosition {
   /** Base offset of the batch. */
   readonly offset: number;
@@ -61,6 +52,16 @@ export interface RecoveryResult {
 const HEADER_READ = RECORD_BATCH_OVERHEAD;
 const RECOVERY_CHUNK = 1 << 20;
 
+/**
+ * One segment of a partition's log: the `<base>.log` file of whole v2 batches plus its sparse `.index` and
+ * `.timeindex`. Owned by a Log; every mutation (append, truncate, recover, rename, delete) runs under the
+ * log's append queue, reads may run at any time between them. An append is split in two: `reserveAppend`
+ * (bookkeeping, under the queue) and `write` (a positional writev on libuv's pool, driven by the log's
+ * LogWritePipeline); reads are bounded by the bytes already written (`readableSize`). Data reaches the disk on
+ * `flush()` or when the OS decides. The cleaner writes its `.cleaned` copies with the synchronous `append`.
+ *
+ * The .log only ever holds magic-2 batches: legacy input is converted before it gets here.
+ */
 export class LogSegment {
   private readonly logger;
   private fd: number | undefined;

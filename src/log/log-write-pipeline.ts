@@ -1,23 +1,7 @@
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { LogSegment } from './log-segment';
 
-/**
- * The ordered write path of one log. Appends arrive with their bytes already reserved in a segment (offsets
- * assigned, indexes updated); the pipeline writes them with positional writevs on libuv's pool, coalescing every
- * append that queued up meanwhile into the next writev (group commit), so the event loop never blocks on the
- * disk and validating the next appends overlaps writing the previous ones.
- *
- * Up to two writevs are in flight. With only one, the disk sat idle for the whole hand-off between threads after
- * every write (the pool thread signals the loop, the loop runs the callbacks and submits the next writev, a pool
- * thread wakes up for it): about 50 µs per write on a 2-vCPU VM, a third of the time a 256 KiB write took there.
- * A second write, submitted while the first runs, is already waiting in the kernel when the first returns. The
- * writes cover disjoint byte ranges, but they may finish in any order, so completions are settled strictly in
- * submission order: the segment's readable end and the log end offset only ever move over bytes that are in the
- * file.
- *
- * `onWritten` runs for each append, in order, once its bytes (and all before them) are in the file; the first
- * failure, in that order, rejects its write and everything behind it, through `onError`.
- */
+/** One append waiting for its bytes to reach the file. */
 interface Pending<T> {
   readonly segment: LogSegment;
   readonly position: number;
@@ -66,6 +50,23 @@ const SLOW_SYNC_WRITE_MS = 2;
 /** ... sends every write to the pool for this long, so a struggling disk never stalls the event loop for long. */
 const SYNC_WRITE_BACKOFF_MS = 10_000;
 
+/**
+ * The ordered write path of one log. Appends arrive with their bytes already reserved in a segment (offsets
+ * assigned, indexes updated); the pipeline writes them with positional writevs on libuv's pool, coalescing every
+ * append that queued up meanwhile into the next writev (group commit), so the event loop never blocks on the
+ * disk and validating the next appends overlaps writing the previous ones.
+ *
+ * Up to two writevs are in flight. With only one, the disk sat idle for the whole hand-off between threads after
+ * every write (the pool thread signals the loop, the loop runs the callbacks and submits the next writev, a pool
+ * thread wakes up for it): about 50 µs per write on a 2-vCPU VM, a third of the time a 256 KiB write took there.
+ * A second write, submitted while the first runs, is already waiting in the kernel when the first returns. The
+ * writes cover disjoint byte ranges, but they may finish in any order, so completions are settled strictly in
+ * submission order: the segment's readable end and the log end offset only ever move over bytes that are in the
+ * file.
+ *
+ * `onWritten` runs for each append, in order, once its bytes (and all before them) are in the file; the first
+ * failure, in that order, rejects its write and everything behind it, through `onError`.
+ */
 export class LogWritePipeline<T> {
   private syncWritesPausedUntil = 0;
   private readonly pending: Pending<T>[] = [];

@@ -17,21 +17,7 @@ import { LogWritePipeline } from './log-write-pipeline';
 import { SerialQueue } from '../common/serial-queue';
 import { TopicPartition, tpString } from '../common/topic-partition';
 
-/**
- * One partition's log: an ordered set of segments in `<log dir>/<topic>-<partition>`, with the log end offset
- * (LEO), log start offset, high watermark and recovery point.
- *
- * Concurrency: appends, truncations, rolls, retention and start-offset moves run one at a time through a
- * per-log SerialQueue, so offsets and file writes never interleave. An append is validated and given its
- * offsets under the queue, then its bytes join the log's LogWritePipeline (coalescing positional writevs, up to
- * two in flight, settled in offset order), so the CRC-32C of the next append overlaps the writes and the
- * event loop never blocks on the disk. The log end offset moves when a write completes; reads, which take no
- * lock, see only written bytes. Truncation, explicit rolls, retention and close first drain the pipeline.
- * fsync is asynchronous and never blocks appends.
- *
- * I/O errors (EIO, ENOSPC, ...) mark the log dir offline through the LogDirFailureChannel and surface as
- * KAFKA_STORAGE_ERROR; every later call on the log fails the same way.
- */
+/** What Log.open needs: the partition directory, its config, and what the LogManager read from its checkpoints. */
 export interface LogOpenParams {
   readonly dir: string;
   readonly config: LogConfig;
@@ -74,6 +60,21 @@ export interface TimestampAndOffset {
 export const LATEST_TIMESTAMP = -1;
 export const EARLIEST_TIMESTAMP = -2;
 
+/**
+ * One partition's log: an ordered set of segments in `<log dir>/<topic>-<partition>`, with the log end offset
+ * (LEO), log start offset, high watermark and recovery point.
+ *
+ * Concurrency: appends, truncations, rolls, retention and start-offset moves run one at a time through a
+ * per-log SerialQueue, so offsets and file writes never interleave. An append is validated and given its
+ * offsets under the queue, then its bytes join the log's LogWritePipeline (coalescing positional writevs, up to
+ * two in flight, settled in offset order), so the CRC-32C of the next append overlaps the writes and the
+ * event loop never blocks on the disk. The log end offset moves when a write completes; reads, which take no
+ * lock, see only written bytes. Truncation, explicit rolls, retention and close first drain the pipeline.
+ * fsync is asynchronous and never blocks appends.
+ *
+ * I/O errors (EIO, ENOSPC, ...) mark the log dir offline through the LogDirFailureChannel and surface as
+ * KAFKA_STORAGE_ERROR; every later call on the log fails the same way.
+ */
 export class Log {
   readonly topicPartition: TopicPartition;
   readonly leaderEpochCache: LeaderEpochFileCache;

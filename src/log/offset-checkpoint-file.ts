@@ -1,16 +1,17 @@
 import { CheckpointFile } from './checkpoint-file';
 import { TopicPartition, tpString } from '../common/topic-partition';
 
-/**
- * recovery-point-offset-checkpoint, replication-offset-checkpoint and log-start-offset-checkpoint: one
- * `topic partition offset` line per partition (Kafka's OffsetCheckpointFile). Keys of the returned map are
- * `topic-partition` strings.
- */
+/** One line of an offset checkpoint. */
 export interface PartitionOffset {
   readonly topicPartition: TopicPartition;
   readonly offset: number;
 }
 
+/**
+ * recovery-point-offset-checkpoint, replication-offset-checkpoint and log-start-offset-checkpoint: one
+ * `topic partition offset` line per partition (Kafka's OffsetCheckpointFile). Keys of the returned map are
+ * `topic-partition` strings.
+ */
 export class OffsetCheckpointFile {
   private readonly checkpoint: CheckpointFile<PartitionOffset>;
 

@@ -1,5 +1,13 @@
 import { AbstractIndex, CorruptIndexError } from './abstract-index';
 
+/** One offset-index entry, with the offset absolute. */
+export interface OffsetPosition {
+  readonly offset: number;
+  readonly position: number;
+}
+
+const ENTRY_SIZE = 8;
+
 /**
  * The sparse offset index of a segment (`<base>.index`). Each 8-byte big-endian entry is
  *
@@ -12,13 +20,6 @@ import { AbstractIndex, CorruptIndexError } from './abstract-index';
  * the target (or the segment start), from which a short forward scan of batch headers finds the batch itself.
  * Offsets are relative inside the file and absolute at this class's API.
  */
-export interface OffsetPosition {
-  readonly offset: number;
-  readonly position: number;
-}
-
-const ENTRY_SIZE = 8;
-
 export class OffsetIndex extends AbstractIndex {
   private readonly scratch = Buffer.alloc(ENTRY_SIZE);
 

@@ -1,6 +1,14 @@
 import { AbstractIndex, CorruptIndexError } from './abstract-index';
 import { readInt64, writeInt64 } from '../common/int64';
 
+/** One time-index entry, with the offset absolute. */
+export interface TimestampOffset {
+  readonly timestamp: number;
+  readonly offset: number;
+}
+
+const ENTRY_SIZE = 12;
+
 /**
  * The sparse time index of a segment (`<base>.timeindex`). Each 12-byte big-endian entry is
  *
@@ -11,13 +19,6 @@ import { readInt64, writeInt64 } from '../common/int64';
  * strictly increasing (and a segment of timestamp-less data has an empty time index). One final entry is forced
  * when the segment stops being active; the last slot is kept for it, so the index is "full" one entry early.
  */
-export interface TimestampOffset {
-  readonly timestamp: number;
-  readonly offset: number;
-}
-
-const ENTRY_SIZE = 12;
-
 export class TimeIndex extends AbstractIndex {
   private readonly scratch = Buffer.alloc(ENTRY_SIZE);
 

@@ -68,7 +68,6 @@ export const ApiKey = {
 } as const;
 
 export type ApiKeyName = keyof typeof ApiKey;
-export type ApiKeyNumber = (typeof ApiKey)[ApiKeyName];
 
 const names = new Map<number, ApiKeyName>();
 for (const name of Object.keys(ApiKey) as ApiKeyName[]) names.set(ApiKey[name], name);

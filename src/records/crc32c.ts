@@ -1,7 +1,8 @@
 /**
  * CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum of record batch v2 (attributes to end).
- * Uses @node-rs/crc32 (hardware-accelerated) when it loads and a table-driven JS fallback otherwise, so a
- * platform without the prebuilt binary still works, only slower. Check value: crc32c("123456789") = 0xE3069283.
+ * Uses sse4_crc32 when it built and the CPU has SSE 4.2, else @node-rs/crc32, else a table-driven JS fallback,
+ * so a platform without either native module still works, only slower (`loadNative` says why in that order).
+ * Check value: crc32c("123456789") = 0xE3069283.
  */
 type Crc32cFn = (input: Uint8Array, initial?: number) => number;
 
@@ -45,8 +46,6 @@ export function crc32cJs(data: Uint8Array, initial = 0): number {
 }
 
 const native = loadNative();
-
-export const crc32cIsNative = native !== undefined;
 
 /** CRC-32C of `data` as an unsigned 32-bit number. */
 export function crc32c(data: Uint8Array): number {

@@ -7,11 +7,7 @@ import { RecordHeader, recordBodySize, writeRecord } from './record';
 import { NO_TIMESTAMP, TimestampType } from './timestamp-type';
 import { zigzagSize32 } from './varint';
 
-/**
- * Builds one v2 record batch. Lean on purpose (the perf producer and the internal client use it): records are
- * written straight into a growing buffer with their varints, compressed once at `build()`, and the CRC-32C is
- * computed once. Offsets are consecutive from `baseOffset` unless given; the broker rewrites baseOffset on append.
- */
+/** Header fields of the batch to build; Kafka's defaults (no producer id, CreateTime) where absent. */
 export interface RecordBatchBuilderOptions {
   compression?: CompressionType;
   timestampType?: TimestampType;
@@ -42,6 +38,11 @@ export interface RecordInput {
 
 const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
 
+/**
+ * Builds one v2 record batch. Lean on purpose (the perf producer and the internal client use it): records are
+ * written straight into a growing buffer with their varints, compressed once at `build()`, and the CRC-32C is
+ * computed once. Offsets are consecutive from `baseOffset` unless given; the broker rewrites baseOffset on append.
+ */
 export class RecordBatchBuilder {
   private readonly compression: CompressionType;
   private readonly timestampType: TimestampType;

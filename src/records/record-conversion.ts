@@ -5,7 +5,7 @@ import { batchesIn } from './record-batch';
 import { RecordBatchBuilder } from './record-batch-builder';
 import { TimestampType } from './timestamp-type';
 
-/**
+/*
  * Conversion between legacy message sets and v2 batches (Kafka's LogValidator up-conversion and
  * LazyDownConversionRecords). Both are per-record work and run only for pre-0.11 clients.
  */

@@ -1,5 +1,11 @@
 import { readVarint, readVarlong, writeVarint, writeVarlong, zigzagSize32, zigzagSize64 } from './varint';
 
+/** A record header: a UTF-8 key and an optional value. */
+export interface RecordHeader {
+  readonly key: string;
+  readonly value: Buffer | null;
+}
+
 /**
  * One record of a v2 batch, after offsets and timestamps were made absolute. The wire form inside a batch:
  *
@@ -14,11 +20,6 @@ import { readVarint, readVarlong, writeVarint, writeVarlong, zigzagSize32, zigza
  *   headerCount     varint
  *   headers         { keyLength varint, key UTF-8, valueLength varint (−1 = null), value }
  */
-export interface RecordHeader {
-  readonly key: string;
-  readonly value: Buffer | null;
-}
-
 export interface Record {
   readonly offset: number;
   readonly timestamp: number;

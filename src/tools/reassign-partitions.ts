@@ -23,7 +23,10 @@ function readJsonFile(file: string): unknown {
   }
 }
 
-/** The JSON the tool prints and reads: §1.3.6 plus `log_dirs` of "any". */
+/**
+ * The JSON the tool prints and reads, as Kafka 2.8's ReassignPartitionsCommand writes it
+ * (formatAsReassignmentJson): the `/admin/reassign_partitions` layout plus `log_dirs` of "any" (KIP-113).
+ */
 function formatAssignment(list: readonly PartitionReassignment[]): string {
   return JSON.stringify({
     version: 1,

@@ -1,11 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/**
- * Finds a ZooKeeper installation and a Java runtime to run it with. kafka-ts does not bundle ZooKeeper: it runs
- * the real server (Apache ZooKeeper 3.8, class QuorumPeerMain), either from an upstream tarball pointed to by
- * ZOOKEEPER_HOME or from Debian's `zookeeper` package. Used by bin/zookeeper-server-start.ts and the test helpers.
- */
+/** A ZooKeeper server ready to start: the java to run and its class path. */
 export interface ZooKeeperInstallation {
   /** The java executable. */
   readonly java: string;
@@ -29,6 +25,11 @@ export class ZooKeeperNotInstalledError extends Error {
   override name = 'ZooKeeperNotInstalledError';
 }
 
+/**
+ * Finds a ZooKeeper installation and a Java runtime to run it with. kafka-ts does not bundle ZooKeeper: it runs
+ * the real server (Apache ZooKeeper 3.8, class QuorumPeerMain), either from an upstream tarball pointed to by
+ * ZOOKEEPER_HOME or from Debian's `zookeeper` package. Used by bin/zookeeper-server-start.ts and the test helpers.
+ */
 export function locateZooKeeper(env: NodeJS.ProcessEnv = process.env): ZooKeeperInstallation {
   const java = locateJava(env);
   const home = env['ZOOKEEPER_HOME'];

@@ -69,7 +69,7 @@ export class ZkTimeoutError extends Error {}
  * A promise API over the ZooKeeper C client, modelled on Kafka's ZooKeeperClient: operations that fail with
  * connection loss wait for the reconnection and are retried; when the session expires a new session is built
  * and the owners are told (before and after) so they can re-create their ephemeral nodes and re-arm watches.
- * Watches are one-shot, as in ZooKeeper: callers re-read and re-watch in one call (see ZkWatchers).
+ * Watches are one-shot, as in ZooKeeper: callers re-read and re-watch in one call (see zk-watch.ts).
  */
 export class ZkClient {
   private handle: NativeZk;

@@ -46,8 +46,3 @@ export function parseEndPoints(key: string, text: string, protocolMap: ReadonlyM
   if (endPoints.length === 0) throw new ConfigException(`Invalid value ${text} for configuration ${key}: no listener defined`);
   return endPoints;
 }
-
-export function formatEndPoint(e: EndPoint): string {
-  const host = e.host.includes(':') ? `[${e.host}]` : e.host;
-  return `${e.listenerName}://${host}:${e.port}`;
-}

@@ -3,7 +3,8 @@ import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
- * ListOffsets (key 2), v0-3; v6 is the first flexible version, v4 adds leader epochs no client at our table sends.
+ * ListOffsets (key 2), v0-3; v6 is the first flexible version, v4 adds leader epochs that none of
+ * kafkajs, kafka-python and librdkafka needs from us.
  * v0: MaxNumOffsets and an OldStyleOffsets array in the answer. v1: Timestamp + Offset instead. v2: IsolationLevel,
  * ThrottleTimeMs. v3 = v2. Timestamps -1 (latest) and -2 (earliest) are the special queries.
  */

@@ -3,7 +3,8 @@ import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
- * Produce (key 0), v0-7; v9 is the first flexible version, v8 adds record errors nobody at our table reads.
+ * Produce (key 0), v0-7; v9 is the first flexible version, v8 adds record errors that none of
+ * kafkajs, kafka-python and librdkafka needs from us.
  * v1: ThrottleTimeMs (after the array, unlike most responses). v2: LogAppendTimeMs. v3: TransactionalId; records
  * must be magic 2. v5: LogStartOffset. v7: zstd allowed. Records stay opaque bytes: src/log parses them.
  * Acks = 0 means the client expects no response at all (the handler returns NO_RESPONSE).

@@ -7,7 +7,8 @@ import { HeartbeatApi } from '../../../src/protocol/apis/heartbeat';
 import { ProduceApi } from '../../../src/protocol/apis/produce';
 import { ProtocolTestServer } from '../../helpers/protocol-test-server';
 
-// The kafkajs Produce v7 batch of docs §4.8: one record k=v, CRC-32C 913ca1a6.
+// The record batch of a kafkajs Produce v7 captured on loopback (as in test/unit/protocol/golden.test.ts): one
+// record k=v, CRC-32C 913ca1a6.
 const BATCH = Buffer.from(
   '0000000000000000' + '0000003a' + '00000000' + '02' + '913ca1a6' + '0000' + '00000000' + '0000018bcfe56800' + '0000018bcfe56800' + 'ffffffffffffffff' + '0000' + '00000000' + '00000001' + '10000000026b027600',
   'hex',

@@ -26,7 +26,7 @@ function hex(outcome: DispatchOutcome | Promise<DispatchOutcome>): string {
 }
 
 describe('RequestDispatcher', () => {
-  it('advertises exactly the docs §0 table plus the inter-broker APIs, min 0 everywhere, no SaslHandshake', () => {
+  it('advertises exactly the registry\'s windows (client and inter-broker APIs), min 0 everywhere, no SaslHandshake', () => {
     const table = fullDispatcher().advertised().map((k) => `${k.apiKey}:${k.minVersion}-${k.maxVersion}`);
     expect(table).toEqual([
       '0:0-7', '1:0-11', '2:0-3', '3:0-6', '4:0-3', '5:0-1', '6:0-5', '7:0-2', '8:0-7', '9:0-5', '10:0-2', '11:0-5', '12:0-3',

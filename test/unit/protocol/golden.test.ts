@@ -123,7 +123,7 @@ describe('golden bytes captured from kafkajs, kcat (librdkafka), kafka-python an
   });
 });
 
-/** Bytes quoted in docs §1.3 and §4.8 (captured from the real clients on loopback). */
+/** Requests captured from the real clients on loopback (librdkafka, kafka-python, kafkajs), quoted as hex. */
 describe('reference captures', () => {
   it('librdkafka ApiVersions v3 (flexible header v2 and body)', () => {
     const bytes = Buffer.from('00120003000000010007' + Buffer.from('rdkafka').toString('hex') + '00' + '0b' + Buffer.from('librdkafka').toString('hex') + '06' + Buffer.from('2.0.2').toString('hex') + '00', 'hex');
