@@ -1,8 +1,9 @@
 /**
  * Runs tasks one at a time in submission order (VS Code's Sequencer, Kafka's single-threaded sections): a
- * log's appends, truncations and deletions; a fetcher's log changes; a ZooKeeper consumer's rebalances and
- * commits; a DynamicConfigManager's notifications. A task's failure rejects only its own promise; the next task
- * runs.
+ * log's appends, truncations and deletions; a ReplicaManager's LeaderAndIsr and StopReplica requests (Kafka's
+ * replicaStateChangeLock); a fetcher's log changes; a ZooKeeper consumer's rebalances and commits; a
+ * DynamicConfigManager's notifications; a producer's records waiting for metadata. A task's failure rejects only
+ * its own promise; the next task runs.
  */
 export class SerialQueue {
   private tail: Promise<unknown> = Promise.resolve();
