@@ -1,6 +1,6 @@
 import { ConfigException } from '../common/config/config-def';
 import { KafkaConfig } from '../common/config/kafka-config';
-import { getLogger } from '../common/logging/logging';
+import { closeLogging, getLogger, Logger } from '../common/logging/logging';
 import { KafkaServer } from './kafka-server';
 
 /**
@@ -9,6 +9,7 @@ import { KafkaServer } from './kafka-server';
  */
 export async function runKafkaServer(props: ReadonlyMap<string, string>): Promise<number> {
   const log = getLogger('kafka.Kafka$');
+  exitOnUncaughtErrors(log);
   let config: KafkaConfig;
   try {
     config = KafkaConfig.fromProperties(props);
@@ -38,4 +39,20 @@ export async function runKafkaServer(props: ReadonlyMap<string, string>): Promis
     return 1;
   }
   return stopped;
+}
+
+/**
+ * An exception nothing caught (a bug: requests, timers and watches all catch their own) leaves the broker in a
+ * state nobody can vouch for. Like Kafka's fatal path it is logged with its stack at FATAL, then the process
+ * exits non-zero so that a supervisor restarts it; a broker that limps on could acknowledge and then lose data.
+ */
+function exitOnUncaughtErrors(log: Logger): void {
+  const die = (what: string) => (err: unknown): void => {
+    log.fatal(`Exiting Kafka due to fatal exception (${what})`, err);
+    process.stderr.write(`Exiting Kafka due to fatal exception (${what}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    closeLogging();
+    process.exit(1);
+  };
+  process.on('uncaughtException', die('uncaught exception'));
+  process.on('unhandledRejection', die('unhandled promise rejection'));
 }

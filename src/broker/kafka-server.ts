@@ -17,6 +17,7 @@ import { brokerLogConfigDefaults, createLogConfig } from '../common/config/log-c
 import { ControllerChannelManager, KafkaController } from '../controller';
 import { AdminZk } from '../zk/admin-zk';
 import { SocketServer } from './network/socket-server';
+import { socketServerOptions } from './network/socket-server-config';
 import { RequestDispatcher } from './request-dispatcher';
 import { MetadataCache } from './metadata-cache';
 import { ReplicaManager } from './replica-manager';
@@ -171,17 +172,7 @@ export class KafkaServer {
       brokerEpoch: () => this.brokerEpoch,
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
     });
-    const socketServer = new SocketServer(
-      {
-        brokerId: this.brokerId,
-        listeners: this.config.listeners,
-        advertisedListeners: this.config.advertisedListeners,
-        socketRequestMaxBytes: this.config.get('socket.request.max.bytes'),
-        connectionsMaxIdleMs: this.config.get('connections.max.idle.ms'),
-        maxInFlightRequestsPerConnection: this.config.get('queued.max.requests'),
-      },
-      new RequestDispatcher(apis),
-    );
+    const socketServer = new SocketServer(socketServerOptions(this.config, clock), new RequestDispatcher(apis));
     await socketServer.startup();
     this.socketServer = socketServer;
     this.shutdownHooks.push(() => socketServer.shutdown());
@@ -191,7 +182,12 @@ export class KafkaServer {
     const { zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs } = this.config;
     this.log.info(`Connecting to zookeeper on ${zkConnect}`);
     await ClusterZk.ensureChroot(zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs);
-    this.zk = await ZkClient.connect({ connectString: zkConnect, sessionTimeoutMs: zkSessionTimeoutMs, connectionTimeoutMs: zkConnectionTimeoutMs });
+    this.zk = await ZkClient.connect({
+      connectString: zkConnect,
+      sessionTimeoutMs: zkSessionTimeoutMs,
+      connectionTimeoutMs: zkConnectionTimeoutMs,
+      maxInFlightRequests: this.config.get('zookeeper.max.in.flight.requests'),
+    });
   }
 
   /** Every log dir must agree on broker.id and cluster.id with each other, the config and ZooKeeper. */

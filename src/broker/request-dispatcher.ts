@@ -8,7 +8,7 @@ import { apiByKey } from '../protocol/apis';
 import { ApiVersionsApi } from '../protocol/apis/api-versions';
 import { SaslHandshakeApi } from '../protocol/apis/sasl-handshake';
 import { RequestHeader, readRequestHeaderPrefix, readRequestHeaderRest, writeResponseHeader } from '../protocol/headers';
-import { ByteReader } from '../protocol/primitives/byte-reader';
+import { ByteReader, requestObjectBudget } from '../protocol/primitives/byte-reader';
 import { ByteWriter } from '../protocol/primitives/byte-writer';
 import { ProtocolError } from '../protocol/protocol-error';
 import { describeMessage } from '../protocol/schema/describe';
@@ -88,6 +88,7 @@ export class RequestDispatcher {
     }
     let body: unknown;
     try {
+      r.limitObjects(requestObjectBudget(frame.length));
       body = api.decodeRequest(header.apiVersion, r);
     } catch (e) {
       const why = e instanceof ProtocolError ? e.message : String(e);

@@ -1,3 +1,5 @@
+import { getLogger } from './logging/logging';
+
 /** A pending `Clock.setTimer` callback. */
 export interface TimerHandle {
   cancel(): void;
@@ -21,6 +23,8 @@ export interface Clock {
   sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
 }
 
+const timerLog = getLogger('kafka.utils.KafkaScheduler');
+
 /** Node clamps delays above 2^31-1 ms to 1 ms; "never" in Kafka terms is Long.MAX, so clamp to the max instead. */
 function clampDelay(delayMs: number): number {
   return Math.min(Math.max(0, delayMs), 0x7fffffff);
@@ -37,7 +41,14 @@ export class SystemClock implements Clock {
   }
 
   setTimer(callback: () => void, delayMs: number): TimerHandle {
-    const timer = setTimeout(callback, clampDelay(delayMs));
+    const timer = setTimeout(() => {
+      // A timer's failure is its owner's bug, logged here; it must not reach the process (see kafka-main).
+      try {
+        callback();
+      } catch (err) {
+        timerLog.error('Uncaught exception in a timer', err);
+      }
+    }, clampDelay(delayMs));
     timer.unref();
     return { cancel: () => clearTimeout(timer) };
   }

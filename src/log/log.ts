@@ -295,6 +295,29 @@ export class Log {
   }
 
   /**
+   * The bytes a read from `fetchOffset` up to `maxOffset` (exclusive) would find, counted from batch positions
+   * without reading any data, and only as far as `atLeast` (Kafka's DelayedFetch position arithmetic): what a
+   * parked Fetch checks when woken, so that waiting costs no read buffers.
+   */
+  bytesAvailable(fetchOffset: number, maxOffset: number, atLeast: number): number {
+    return this.io('reading the log', () => {
+      const upper = Math.min(maxOffset, this.nextOffset);
+      let total = 0;
+      let segment = this.segments.floorSegment(fetchOffset);
+      while (segment !== undefined && fetchOffset < upper && segment.baseOffset < upper && total < atLeast) {
+        const next = this.segments.higherSegment(segment.baseOffset);
+        const from = segment.translateOffset(Math.max(fetchOffset, segment.baseOffset));
+        if (from !== undefined) {
+          const to = next === undefined || upper < next.baseOffset ? (segment.translateOffset(upper)?.position ?? segment.size) : segment.size;
+          total += Math.max(0, to - from.position);
+        }
+        segment = next;
+      }
+      return total;
+    });
+  }
+
+  /**
    * ListOffsets: −2 → log start offset, −1 → LEO, otherwise the first record with a timestamp ≥ `timestamp`
    * (undefined if none). Timestamps −1 are returned for the special cases.
    */

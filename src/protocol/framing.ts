@@ -3,56 +3,60 @@ import { ProtocolError } from './protocol-error';
 /** Kafka's default socket.request.max.bytes (100 MiB). */
 export const DEFAULT_MAX_REQUEST_BYTES = 104857600;
 
+const EMPTY = Buffer.alloc(0);
+
+/** More pending chunks than this are merged into one, so that a trickle of tiny reads costs bytes, not objects. */
+const MAX_PENDING_CHUNKS = 64;
+
 /**
- * Incremental splitter of a TCP byte stream into size-prefixed frames (INT32 size, then `size` bytes). The size is
- * validated as soon as its 4 bytes arrive (0 <= size <= maxFrameBytes, Kafka's NetworkReceive rule), before any
- * buffer for the frame is allocated. A frame that arrives inside one chunk is returned as a slice of that chunk;
- * only frames spanning chunks are assembled into one exact-size buffer.
+ * Incremental splitter of a TCP byte stream into size-prefixed frames (INT32 size, then `size` bytes), Kafka's
+ * NetworkReceive. The size is validated as soon as its 4 bytes arrive (0 <= size <= maxFrameBytes), and may be
+ * refused for now by `admit` (queued.max.request.bytes): the decoder then stops and keeps what it has, until
+ * `push` is called again. Nothing is allocated for a frame before its bytes arrive, so a frame that arrives
+ * slowly costs memory in proportion to what was received, not to the size it declares. A frame inside one chunk
+ * is returned as a slice of it; only frames spanning chunks are copied into one exact-size buffer.
  */
 export class FrameDecoder {
-  private readonly pending: Buffer[] = [];
-  private pendingBytes = 0;
-  /** Size of the frame being assembled, or -1 while the size prefix itself is incomplete. */
-  private frameSize = -1;
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** Declared size of the frame in progress (its prefix consumed), or -1 while the prefix is incomplete. */
+  private size = -1;
+  private admitted = false;
 
   constructor(private readonly maxFrameBytes: number) {}
 
   /** Bytes received but not yet returned as frames. */
   get bufferedBytes(): number {
-    return this.pendingBytes;
+    return this.buffered;
   }
 
   /**
-   * Feeds a chunk; calls `onFrame` for every complete frame in order. Throws ProtocolError (and keeps no state
-   * worth reusing) on an invalid size prefix.
+   * Feeds a chunk (empty to resume after a refusal); calls `onFrame` for every complete frame in order. Returns
+   * false when it stopped because `admit` refused the size of the next frame. Throws ProtocolError on an invalid
+   * size prefix (the stream is unusable after that).
    */
-  push(chunk: Buffer, onFrame: (frame: Buffer) => void): void {
-    let data = chunk;
-    if (this.pendingBytes > 0) {
-      this.pending.push(chunk);
-      this.pendingBytes += chunk.length;
-      if (this.frameSize < 0) {
-        if (this.pendingBytes < 4) return;
-        this.frameSize = this.validate(this.peekSize());
+  push(chunk: Buffer, onFrame: (frame: Buffer) => void, admit?: (size: number) => boolean): boolean {
+    if (chunk.length > 0) {
+      this.chunks.push(chunk);
+      this.buffered += chunk.length;
+    }
+    for (;;) {
+      if (this.size < 0) {
+        if (this.buffered < 4) return true;
+        this.size = this.validate(this.take(4).readInt32BE(0));
+        this.admitted = false;
       }
-      if (this.pendingBytes < 4 + this.frameSize) return;
-      const assembled = this.assemble();
-      data = assembled.rest;
-      onFrame(assembled.frame);
-    }
-    let pos = 0;
-    while (data.length - pos >= 4) {
-      const size = this.validate(data.readInt32BE(pos));
-      if (data.length - pos - 4 < size) break;
-      const frame = data.subarray(pos + 4, pos + 4 + size);
-      pos += 4 + size;
+      if (!this.admitted) {
+        if (admit !== undefined && !admit(this.size)) return false;
+        this.admitted = true;
+      }
+      if (this.buffered < this.size) {
+        if (this.chunks.length > MAX_PENDING_CHUNKS) this.chunks = [Buffer.concat(this.chunks)];
+        return true;
+      }
+      const frame = this.size === 0 ? EMPTY : this.take(this.size);
+      this.size = -1;
       onFrame(frame);
-    }
-    if (pos < data.length) {
-      const rest = data.subarray(pos);
-      this.pending.push(rest);
-      this.pendingBytes = rest.length;
-      this.frameSize = rest.length >= 4 ? rest.readInt32BE(0) : -1;
     }
   }
 
@@ -64,38 +68,26 @@ export class FrameDecoder {
     return size;
   }
 
-  private peekSize(): number {
-    const head = Buffer.allocUnsafe(4);
-    let copied = 0;
-    for (const b of this.pending) {
-      const n = Math.min(4 - copied, b.length);
-      b.copy(head, copied, 0, n);
-      copied += n;
-      if (copied === 4) break;
+  /** The next `n` buffered bytes: a slice of the first chunk when it holds them all, else a copy. */
+  private take(n: number): Buffer {
+    const first = this.chunks[0] as Buffer;
+    this.buffered -= n;
+    if (first.length >= n) {
+      const out = first.subarray(0, n);
+      if (first.length === n) this.chunks.shift();
+      else this.chunks[0] = first.subarray(n);
+      return out;
     }
-    return head.readInt32BE(0);
-  }
-
-  /** Copies exactly one frame out of the pending chunks; returns it and the unread tail of the last chunk. */
-  private assemble(): { frame: Buffer; rest: Buffer } {
-    const frame = Buffer.allocUnsafe(this.frameSize);
-    let skip = 4;
+    const out = Buffer.allocUnsafe(n);
     let filled = 0;
-    let rest: Buffer = Buffer.alloc(0);
-    for (const b of this.pending) {
-      let start = 0;
-      if (skip > 0) {
-        start = Math.min(skip, b.length);
-        skip -= start;
-      }
-      const n = Math.min(b.length - start, this.frameSize - filled);
-      if (n > 0) b.copy(frame, filled, start, start + n);
-      filled += Math.max(n, 0);
-      if (filled === this.frameSize && skip === 0) rest = b.subarray(start + Math.max(n, 0));
+    while (filled < n) {
+      const c = this.chunks[0] as Buffer;
+      const k = Math.min(c.length, n - filled);
+      c.copy(out, filled, 0, k);
+      filled += k;
+      if (k === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(k);
     }
-    this.pending.length = 0;
-    this.pendingBytes = 0;
-    this.frameSize = -1;
-    return { frame, rest };
+    return out;
   }
 }

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
+import { Semaphore } from '../common/semaphore';
 import { ZkCode, ZkError } from './zk-error';
 
 /** ZooKeeper's Stat, as the C client reports it. zxids fit a double (epoch << 32 | counter). */
@@ -30,6 +31,8 @@ export interface ZkClientOptions {
   connectionTimeoutMs: number;
   /** The name in log prefixes: `[ZooKeeperClient Kafka server] `. */
   name?: string;
+  /** zookeeper.max.in.flight.requests (default 10): requests outstanding at once; the rest wait their turn. */
+  maxInFlightRequests?: number;
 }
 
 type Callback = (...args: unknown[]) => void;
@@ -80,8 +83,10 @@ export class ZkClient {
   private readonly afterReinit = new Set<() => Promise<void> | void>();
   private readonly log: Logger;
   private reinitializing: Promise<void> | undefined;
+  private readonly inFlight: Semaphore;
 
   private constructor(private readonly options: ZkClientOptions) {
+    this.inFlight = new Semaphore(options.maxInFlightRequests ?? 10);
     this.log = getLogger('kafka.zookeeper.ZooKeeperClient', `[ZooKeeperClient ${options.name ?? 'Kafka server'}] `);
     this.handle = this.newHandle();
   }
@@ -222,11 +227,12 @@ export class ZkClient {
   private async call<T>(path: string, issue: (h: NativeZk, cb: Callback) => number, read: (args: unknown[]) => T): Promise<T> {
     for (;;) {
       await this.awaitConnection();
+      const release = await this.inFlight.acquire();
       const handle = this.handle;
       const result = await new Promise<{ rc: number; args: unknown[] }>((resolve) => {
         const rc = issue(handle, (...args: unknown[]) => resolve({ rc: args[0] as number, args }));
         if (rc !== ZkCode.OK) resolve({ rc, args: [] });
-      });
+      }).finally(release);
       if (result.rc === ZkCode.OK) return read(result.args);
       const err = new ZkError(result.rc, path);
       if (this.closed) throw err;

@@ -1,13 +1,15 @@
 import { ErrorCode } from '../../common/error-codes';
 import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
-import { TopicPartition, tpString } from '../../common/topic-partition';
+import { TopicPartition, tpKey, tpString } from '../../common/topic-partition';
 import { FetchPartitionResponse, FetchRequest, FetchResponse } from '../../protocol/apis/fetch';
 import { downConvert } from '../../records';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
 
 const log = getLogger('kafka.server.ReplicaManager');
+
+const EMPTY = Buffer.alloc(0);
 
 interface Slot {
   tp: TopicPartition;
@@ -19,34 +21,32 @@ interface Slot {
 
 /**
  * Fetch: whole stored batches as bytes from the leader's log, up to the high watermark for consumers and the
- * log end offset for followers (replicaId >= 0, whose fetch offsets advance the leader's view of them). A fetch
- * with less than minBytes waits up to maxWaitMs for appends (Kafka's DelayedFetch). Versions below 4 get the
- * old message formats their clients understand.
+ * log end offset for followers (replicaId >= 0, whose fetch offsets advance the leader's view of them). The
+ * response never exceeds fetch.max.bytes for consumers (replica.fetch.response.max.bytes for followers), whatever
+ * the request asks, and for v0-v2, which ask nothing. A partition named twice is answered once. A fetch with less
+ * than minBytes available waits up to maxWait (Kafka's DelayedFetch) holding only its offsets: it checks the
+ * log's positions when woken and reads once, when it completes. Versions below 4 get the old message formats
+ * their clients understand.
  */
 export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest, FetchResponse> {
+  const consumerMaxBytes = ctx.config.get('fetch.max.bytes');
+  const followerMaxBytes = ctx.config.get('replica.fetch.response.max.bytes');
   return async (request, context) => {
     const version = context.header.apiVersion;
     const isFollower = request.replicaId >= 0;
-    const slots: Slot[] = request.topics.flatMap((t) =>
-      t.partitions.map((p) => ({
-        tp: { topic: t.topic, partition: p.partition },
-        fetchOffset: p.fetchOffset,
-        partitionMaxBytes: p.partitionMaxBytes,
-        currentLeaderEpoch: p.currentLeaderEpoch,
-        response: emptyResponse(p.partition),
-      })),
-    );
+    const slots = uniqueSlots(request);
     if (isFollower) for (const s of slots) updateFollower(ctx, request.replicaId, s);
-    const deadline = ctx.clock.nowMs() + Math.max(0, request.maxWaitMs);
-    for (;;) {
-      const bytes = readAll(ctx, slots, request, version, isFollower);
-      const hasError = slots.some((s) => s.response.errorCode !== ErrorCode.NONE.code);
-      if (bytes >= Math.max(request.minBytes, 1) || hasError || ctx.clock.nowMs() >= deadline) break;
-      const changed = await ctx.replicaManager.watchers.waitForChange(slots.map((s) => s.tp), deadline - ctx.clock.nowMs());
-      if (!changed) {
-        readAll(ctx, slots, request, version, isFollower);
-        break;
-      }
+    const asked = version >= 3 ? request.maxBytes : Number.MAX_SAFE_INTEGER;
+    const maxBytes = Math.min(asked, isFollower ? followerMaxBytes : consumerMaxBytes);
+    const minBytes = Math.max(request.minBytes, 1);
+    const bytes = readAll(ctx, slots, maxBytes, version, isFollower);
+    const hasError = slots.some((s) => s.response.errorCode !== ErrorCode.NONE.code);
+    if (bytes < minBytes && !hasError && request.maxWaitMs > 0) {
+      // Parked: let go of what was read; only offsets are held while waiting.
+      for (const s of slots) s.response.recordSet = EMPTY;
+      const satisfied = (): boolean => availableBytes(ctx, slots, isFollower, minBytes) >= minBytes;
+      await ctx.replicaManager.watchers.waitUntil(satisfied, () => slots.map((s) => s.tp), request.maxWaitMs);
+      readAll(ctx, slots, maxBytes, version, isFollower);
     }
     const byTopic = new Map<string, FetchPartitionResponse[]>();
     for (const s of slots) {
@@ -63,8 +63,29 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
   };
 }
 
+/** One slot per partition: a partition named twice keeps its first place and its last fetch data (Kafka's map). */
+function uniqueSlots(request: FetchRequest): Slot[] {
+  const byTp = new Map<string, Slot>();
+  for (const t of request.topics) {
+    for (const p of t.partitions) {
+      const key = tpKey(t.topic, p.partition);
+      const slot: Slot = {
+        tp: { topic: t.topic, partition: p.partition },
+        fetchOffset: p.fetchOffset,
+        partitionMaxBytes: p.partitionMaxBytes,
+        currentLeaderEpoch: p.currentLeaderEpoch,
+        response: emptyResponse(p.partition),
+      };
+      const first = byTp.get(key);
+      if (first === undefined) byTp.set(key, slot);
+      else Object.assign(first, { fetchOffset: slot.fetchOffset, partitionMaxBytes: slot.partitionMaxBytes, currentLeaderEpoch: slot.currentLeaderEpoch });
+    }
+  }
+  return [...byTp.values()];
+}
+
 function emptyResponse(partition: number): FetchPartitionResponse {
-  return { partition, errorCode: ErrorCode.NONE.code, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: -1, recordSet: Buffer.alloc(0) };
+  return { partition, errorCode: ErrorCode.NONE.code, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: -1, recordSet: EMPTY };
 }
 
 /** A follower's fetch offset is its log end offset: the leader may move its high watermark and ISR. */
@@ -85,9 +106,30 @@ function checkLeaderEpoch(currentLeaderEpoch: number, leaderEpoch: number): void
   if (currentLeaderEpoch > leaderEpoch) throw new KafkaError('UNKNOWN_LEADER_EPOCH');
 }
 
-function readAll(ctx: HandlerContext, slots: Slot[], request: FetchRequest, version: number, isFollower: boolean): number {
+/**
+ * What a parked fetch may answer with now, from log positions only (Kafka's DelayedFetch.tryComplete): a
+ * partition that errors (no longer led here, fenced, out of range) completes it too, so it counts as enough.
+ */
+function availableBytes(ctx: HandlerContext, slots: readonly Slot[], isFollower: boolean, needed: number): number {
   let total = 0;
-  const maxBytes = version >= 3 ? request.maxBytes : Number.MAX_SAFE_INTEGER;
+  for (const s of slots) {
+    try {
+      const partition = ctx.replicaManager.leaderPartition(s.tp);
+      checkLeaderEpoch(s.currentLeaderEpoch, partition.leaderEpoch);
+      const logRef = partition.log as NonNullable<typeof partition.log>;
+      const end = isFollower ? logRef.logEndOffset : partition.highWatermark;
+      if (s.fetchOffset > logRef.logEndOffset || s.fetchOffset < logRef.logStartOffset) return needed;
+      if (end > s.fetchOffset) total += logRef.bytesAvailable(s.fetchOffset, end, needed - total);
+    } catch {
+      return needed;
+    }
+    if (total >= needed) break;
+  }
+  return total;
+}
+
+function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: number, isFollower: boolean): number {
+  let total = 0;
   for (const s of slots) {
     s.response = emptyResponse(s.tp.partition);
     try {

@@ -1,80 +1,106 @@
 import { Socket } from 'node:net';
-import { SYSTEM_CLOCK } from '../../common/time';
+import { Clock, TimerHandle } from '../../common/time';
 import { Logger } from '../../common/logging/logging';
 import { FrameDecoder } from '../../protocol/framing';
 import { ProtocolError } from '../../protocol/protocol-error';
 import { DispatchOutcome, RequestDispatcher } from '../request-dispatcher';
 import { ConnectionContext } from './api-handler';
+import { RequestChannel } from './request-channel';
 import { logCompletedRequest, nowMs, requestLogger } from './request-logger';
 
 export interface ConnectionLimits {
   /** socket.request.max.bytes: larger frames close the connection before anything is allocated. */
   readonly maxRequestBytes: number;
-  /** Stop reading once this many request bytes are being processed or responses are waiting to be written. */
-  readonly maxInFlightBytes: number;
-  /** Stop reading once this many requests are outstanding on the connection (Kafka's queued.max.requests). */
-  readonly maxInFlightRequests: number;
   /** connections.max.idle.ms; <= 0 disables idle closing. */
   readonly idleTimeoutMs: number;
 }
 
-interface Slot {
-  outcome: DispatchOutcome | undefined;
-  requestBytes: number;
-  startMs: number;
-}
+const EMPTY = Buffer.alloc(0);
 
 /**
  * One client connection (Kafka's KafkaChannel plus the Processor's per-connection duties).
  *
- * Requests are decoded as frames arrive and handed to the dispatcher at once, so a parked Fetch does not stop a
- * Metadata request from being processed, but responses leave strictly in request order (kafka-python matches them
- * FIFO and fails on reordering). Reading pauses while too many request bytes/requests are outstanding or while the
- * socket's write buffer is full, and resumes when they drain: Kafka's mute/unmute, with a window instead of one.
- * A protocol violation closes only this connection.
+ * Kafka mutes a channel from the moment a request is read until its response has been sent: one request at a
+ * time per connection, so responses leave in request order, and a client that pipelines or never reads its
+ * responses costs the broker one request and one response, never a growing backlog. Here too: frames already
+ * read wait their turn (the socket is paused meanwhile), the next one is handled once the previous response has
+ * been handed to the socket and its write buffer is below the high-water mark. Reading also pauses while the
+ * memory pool (queued.max.request.bytes) cannot hold the next frame, while the request queue
+ * (queued.max.requests) is full, and while a quota throttle holds the channel muted (KIP-219). A protocol
+ * violation closes only this connection.
  */
 export class Connection {
   private readonly decoder: FrameDecoder;
-  private readonly slots: Slot[] = [];
-  private inFlightBytes = 0;
+  /** Frames read and not yet handled, with their pool reservations. */
+  private readonly frames: { frame: Buffer; reserved: number; startMs: number }[] = [];
+  /** Reservations of frames still being received (at most one: frames are admitted one by one). */
+  private receiving = 0;
+  /** A request is queued, being handled, or its response is still being written. */
+  private processing = false;
+  private waitingForMemory = false;
+  private waitingForRoom = false;
+  private throttle: TimerHandle | undefined;
   private paused = false;
-  private writeBlocked = false;
   private closed = false;
   private released = false;
+  private readonly admit = (size: number): boolean => {
+    if (!this.channel.memoryPool.tryReserve(size)) return false;
+    this.receiving = size;
+    return true;
+  };
+  private readonly retryRead = (): void => {
+    this.waitingForMemory = false;
+    this.onData(EMPTY);
+  };
+  private readonly retryDispatch = (): void => {
+    this.waitingForRoom = false;
+    this.pump();
+  };
 
   constructor(
     private readonly socket: Socket,
     readonly context: ConnectionContext,
     private readonly dispatcher: RequestDispatcher,
-    private readonly limits: ConnectionLimits,
+    private readonly channel: RequestChannel,
+    limits: ConnectionLimits,
+    private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly onClose: (connection: Connection) => void,
   ) {
     this.decoder = new FrameDecoder(limits.maxRequestBytes);
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('drain', () => {
-      this.writeBlocked = false;
-      this.updateReading();
-    });
     socket.on('error', (e) => this.logger.debug(`Connection with ${context.clientAddress} disconnected: ${e.message}`));
     socket.on('close', () => this.finishClose());
     if (limits.idleTimeoutMs > 0) {
       socket.setTimeout(limits.idleTimeoutMs, () => {
         // Only idle when nothing is outstanding: a parked long poll is activity, as in Kafka's idle expiry.
-        if (this.slots.length === 0) this.close(`idle for more than connections.max.idle.ms (${limits.idleTimeoutMs} ms)`, 'debug');
+        if (!this.processing && this.frames.length === 0) this.close(`idle for more than connections.max.idle.ms (${limits.idleTimeoutMs} ms)`, 'debug');
       });
     }
   }
 
+  /** Requests read from this connection and not yet answered (0 or 1 being handled, plus any waiting). */
   get outstandingRequests(): number {
-    return this.slots.length;
+    return this.frames.length + (this.processing ? 1 : 0);
+  }
+
+  /** Mutes the connection for `ms` after the current response (a quota throttle, KIP-219). */
+  throttleFor(ms: number): void {
+    if (ms <= 0 || this.closed) return;
+    this.throttle?.cancel();
+    this.throttle = this.clock.setTimer(() => {
+      this.throttle = undefined;
+      this.pump();
+    }, ms);
+    this.updateReading();
   }
 
   private onData(chunk: Buffer): void {
     if (this.closed) return;
+    let complete: boolean;
     try {
-      this.decoder.push(chunk, (frame) => this.onFrame(frame));
+      complete = this.decoder.push(chunk, (frame) => this.onFrame(frame), this.channel.memoryPool.isBounded ? this.admit : undefined);
     } catch (e) {
       if (e instanceof ProtocolError) {
         this.logger.warn(`Unexpected error from ${this.context.clientAddress}; closing connection`, e);
@@ -85,14 +111,41 @@ export class Connection {
       this.close(String(e), 'none');
       return;
     }
-    this.updateReading();
+    if (!complete && !this.waitingForMemory) {
+      this.waitingForMemory = true;
+      this.channel.memoryPool.whenReleased(this.retryRead);
+    }
+    this.pump();
   }
 
   private onFrame(frame: Buffer): void {
+    this.frames.push({ frame, reserved: this.receiving, startMs: requestLogger.isDebugEnabled() ? nowMs() : 0 });
+    this.receiving = 0;
+  }
+
+  /** Hands the next frame to the request channel when nothing else of this connection is in flight. */
+  private pump(): void {
     if (this.closed) return;
-    const slot: Slot = { outcome: undefined, requestBytes: frame.length, startMs: requestLogger.isDebugEnabled() ? nowMs() : 0 };
-    this.slots.push(slot);
-    this.inFlightBytes += frame.length;
+    if (!this.processing && this.frames.length > 0 && this.throttle === undefined) {
+      if (this.channel.isFull) {
+        if (!this.waitingForRoom) {
+          this.waitingForRoom = true;
+          this.channel.whenNotFull(this.retryDispatch);
+        }
+      } else {
+        const next = this.frames.shift() as { frame: Buffer; reserved: number; startMs: number };
+        this.processing = true;
+        this.channel.send(() => this.handle(next.frame, next.reserved, next.startMs));
+      }
+    }
+    this.updateReading();
+  }
+
+  private handle(frame: Buffer, reserved: number, startMs: number): void {
+    if (this.closed) {
+      this.channel.memoryPool.release(reserved);
+      return;
+    }
     let result: DispatchOutcome | Promise<DispatchOutcome>;
     try {
       result = this.dispatcher.handle(frame, this.context);
@@ -102,55 +155,48 @@ export class Connection {
     }
     if (result instanceof Promise) {
       result.then(
-        (outcome) => this.complete(slot, outcome),
-        (e: unknown) => this.complete(slot, { kind: 'close', reason: `dispatcher failure: ${String(e)}` }),
+        (outcome) => this.complete(outcome, reserved, startMs),
+        (e: unknown) => this.complete({ kind: 'close', reason: `dispatcher failure: ${String(e)}` }, reserved, startMs),
       );
     } else {
-      this.complete(slot, result);
+      this.complete(result, reserved, startMs);
     }
   }
 
-  private complete(slot: Slot, outcome: DispatchOutcome): void {
-    slot.outcome = outcome;
-    this.flush();
-  }
-
-  /** Writes every finished response at the head of the queue; later ones wait for earlier ones. */
-  private flush(): void {
+  /** Writes the response; the next request is handled once the socket has taken it. */
+  private complete(outcome: DispatchOutcome, reserved: number, startMs: number): void {
+    // The request's bytes are no longer needed: the response (if any) is a separate buffer.
+    this.channel.memoryPool.release(reserved);
     if (this.closed) return;
-    let corked = false;
-    while (this.slots.length > 0 && (this.slots[0] as Slot).outcome !== undefined) {
-      const slot = this.slots.shift() as Slot;
-      const outcome = slot.outcome as DispatchOutcome;
-      this.inFlightBytes -= slot.requestBytes;
-      if (outcome.kind === 'close') {
-        if (corked) this.socket.uncork();
-        this.logger.info(`Closing socket connection to ${this.context.clientAddress} (${this.context.connectionId}): ${outcome.reason}`);
-        this.close(outcome.reason, 'none');
-        return;
-      }
-      const sendStartMs = outcome.log !== undefined ? nowMs() : 0;
-      if (outcome.kind === 'send') {
-        if (!corked && outcome.chunks.length > 1) {
-          this.socket.cork();
-          corked = true;
-        }
-        let ok = true;
-        const last = outcome.chunks.length - 1;
-        outcome.chunks.forEach((chunk, i) => {
-          const cb = i === last && outcome.log !== undefined ? this.logCallback(slot, outcome, sendStartMs) : undefined;
-          ok = this.socket.write(chunk, cb);
-        });
-        if (!ok) this.writeBlocked = true;
-      } else if (outcome.log !== undefined) {
-        this.logCallback(slot, outcome, sendStartMs)();
-      }
+    if (outcome.kind === 'close') {
+      this.logger.info(`Closing socket connection to ${this.context.clientAddress} (${this.context.connectionId}): ${outcome.reason}`);
+      this.close(outcome.reason, 'none');
+      return;
     }
-    if (corked) this.socket.uncork();
-    this.updateReading();
+    const sendStartMs = outcome.log !== undefined ? nowMs() : 0;
+    if (outcome.kind === 'send') {
+      const chunks = outcome.chunks;
+      const corked = chunks.length > 1;
+      if (corked) this.socket.cork();
+      const last = chunks.length - 1;
+      for (let i = 0; i < chunks.length; i++) {
+        const cb = i === last && outcome.log !== undefined ? this.logCallback(outcome, startMs, sendStartMs) : undefined;
+        this.socket.write(chunks[i] as Buffer, cb);
+      }
+      if (corked) this.socket.uncork();
+    } else if (outcome.log !== undefined) {
+      this.logCallback(outcome, startMs, sendStartMs)();
+    }
+    if (this.socket.writableNeedDrain) this.socket.once('drain', () => this.responseSent());
+    else this.responseSent();
   }
 
-  private logCallback(slot: Slot, outcome: Extract<DispatchOutcome, { kind: 'send' | 'none' }>, sendStartMs: number): () => void {
+  private responseSent(): void {
+    this.processing = false;
+    this.pump();
+  }
+
+  private logCallback(outcome: Extract<DispatchOutcome, { kind: 'send' | 'none' }>, startMs: number, sendStartMs: number): () => void {
     return () => {
       const log = outcome.log;
       if (log === undefined) return;
@@ -164,28 +210,25 @@ export class Connection {
         listenerName: this.context.listenerName,
         clientSoftwareName: this.context.clientSoftwareName,
         clientSoftwareVersion: this.context.clientSoftwareVersion,
-        timings: { startMs: slot.startMs, dequeueMs: log.dequeueMs, completeMs: log.completeMs, sendStartMs, endMs: nowMs() },
+        timings: { startMs, dequeueMs: log.dequeueMs, completeMs: log.completeMs, sendStartMs, endMs: nowMs() },
       });
     };
   }
 
+  /** Muted (no reading) while anything of this connection waits: its request, memory, queue room or a throttle. */
   private updateReading(): void {
     if (this.closed) return;
-    const over =
-      this.writeBlocked ||
-      // Bytes of a partially received frame are not counted: pausing mid-frame could never drain.
-      this.inFlightBytes > this.limits.maxInFlightBytes ||
-      this.slots.length >= this.limits.maxInFlightRequests;
-    if (over && !this.paused) {
+    const mute = this.processing || this.frames.length > 0 || this.waitingForMemory || this.waitingForRoom || this.throttle !== undefined;
+    if (mute && !this.paused) {
       this.paused = true;
       this.socket.pause();
-    } else if (!over && this.paused) {
+    } else if (!mute && this.paused) {
       this.paused = false;
       this.socket.resume();
     }
   }
 
-  /** Closes this connection only; pending responses are dropped (the client will retry elsewhere). */
+  /** Closes this connection only; a response being handled is dropped (the client will retry elsewhere). */
   close(reason: string, level: 'debug' | 'none' = 'debug'): void {
     if (this.closed) return;
     if (level === 'debug') this.logger.debug(`Closing connection ${this.context.connectionId}: ${reason}`);
@@ -193,7 +236,7 @@ export class Connection {
     if (this.socket.writableLength > 0) {
       // Let responses already written for earlier requests reach the client, then close; never wait long.
       this.socket.end();
-      SYSTEM_CLOCK.setTimer(() => this.socket.destroy(), 1000);
+      this.clock.setTimer(() => this.socket.destroy(), 1000);
     } else {
       this.socket.destroy();
     }
@@ -204,7 +247,13 @@ export class Connection {
     this.closed = true;
     if (this.released) return;
     this.released = true;
-    this.slots.length = 0;
+    this.throttle?.cancel();
+    this.throttle = undefined;
+    this.channel.forget(this.retryDispatch);
+    const pool = this.channel.memoryPool;
+    for (const f of this.frames.splice(0)) pool.release(f.reserved);
+    pool.release(this.receiving);
+    this.receiving = 0;
     this.onClose(this);
   }
 }

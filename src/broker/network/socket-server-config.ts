@@ -1,19 +1,24 @@
 import { KafkaConfig } from '../../common/config/kafka-config';
+import { Clock } from '../../common/time';
 import { SocketServerOptions } from './socket-server';
 
 /**
  * The slice of the broker config the socket server uses (Kafka's SocketServer reads the same keys).
  * num.network.threads / num.io.threads are accepted by the config but do not apply (see SocketServer).
  */
-export function socketServerOptions(config: KafkaConfig): SocketServerOptions {
-  const queuedBytes = config.get('queued.max.request.bytes');
+export function socketServerOptions(config: KafkaConfig, clock?: Clock): SocketServerOptions {
   return {
     brokerId: config.brokerId,
     listeners: config.listeners,
     advertisedListeners: config.advertisedListeners,
     socketRequestMaxBytes: config.get('socket.request.max.bytes'),
     connectionsMaxIdleMs: config.get('connections.max.idle.ms'),
-    maxInFlightBytesPerConnection: queuedBytes > 0 ? queuedBytes : undefined,
-    maxInFlightRequestsPerConnection: config.get('queued.max.requests'),
+    queuedMaxRequests: config.get('queued.max.requests'),
+    queuedMaxRequestBytes: config.get('queued.max.request.bytes'),
+    maxConnections: config.get('max.connections'),
+    maxConnectionsPerIp: config.get('max.connections.per.ip'),
+    maxConnectionsPerIpOverrides: config.maxConnectionsPerIpOverrides,
+    maxConnectionCreationRate: config.get('max.connection.creation.rate'),
+    ...(clock === undefined ? {} : { clock }),
   };
 }

@@ -1,10 +1,17 @@
+import { lookup } from 'node:dns/promises';
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { EndPoint } from '../../common/config/end-point';
 import { getLogger } from '../../common/logging/logging';
+import { Clock, SYSTEM_CLOCK, TimerHandle } from '../../common/time';
 import { DEFAULT_MAX_REQUEST_BYTES } from '../../protocol/framing';
 import { RequestDispatcher } from '../request-dispatcher';
 import { Connection, ConnectionLimits } from './connection';
+import { ConnectionQuotas, ConnectionRefusal } from './connection-quotas';
+import { MemoryPool } from './memory-pool';
+import { RequestChannel } from './request-channel';
+
+const INT_MAX = 2147483647;
 
 export interface SocketServerOptions {
   brokerId: number;
@@ -16,10 +23,19 @@ export interface SocketServerOptions {
   socketRequestMaxBytes?: number;
   /** connections.max.idle.ms (default 600000). */
   connectionsMaxIdleMs?: number;
-  /** queued.max.request.bytes when positive, else 100 MiB: per-connection in-flight byte window before reads pause. */
-  maxInFlightBytesPerConnection?: number;
-  /** queued.max.requests (default 500), applied per connection. */
-  maxInFlightRequestsPerConnection?: number;
+  /** queued.max.requests (default 500): requests read and waiting to be handled, over the broker. */
+  queuedMaxRequests?: number;
+  /** queued.max.request.bytes (default -1, unbounded): bytes of requests being received, queued or handled. */
+  queuedMaxRequestBytes?: number;
+  /** max.connections (default unbounded). */
+  maxConnections?: number;
+  /** max.connections.per.ip (default unbounded). */
+  maxConnectionsPerIp?: number;
+  /** max.connections.per.ip.overrides: host or address -> limit. */
+  maxConnectionsPerIpOverrides?: ReadonlyMap<string, number>;
+  /** max.connection.creation.rate: new connections per second (default unbounded). */
+  maxConnectionCreationRate?: number;
+  clock?: Clock;
   /** socket.receive.buffer.bytes / socket.send.buffer.bytes are OS-managed in Node and not applied. */
 }
 
@@ -29,30 +45,48 @@ interface BoundListener {
   port: number;
 }
 
+/** How often a refused-connection line is repeated at most (with the count since the last one). */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+
+/** How long accepting stays off after the process ran out of file descriptors, before trying again. */
+const EMFILE_BACKOFF_MS = 1000;
+
 /**
- * Kafka's SocketServer: one acceptor per listener and the connections it accepts. Node runs on one event loop, so
- * num.network.threads and num.io.threads do not apply: socket reads/writes are asynchronous in libuv and request
- * handling runs on the loop (handlers that need parallelism use async I/O). Only PLAINTEXT listeners exist.
+ * Kafka's SocketServer: one acceptor per listener, the connection quotas and the request channel. Node runs on
+ * one event loop, so num.network.threads and num.io.threads do not apply: socket reads/writes are asynchronous in
+ * libuv and request handling runs on the loop. Only PLAINTEXT listeners exist.
+ *
+ * A new connection that breaks max.connections, max.connections.per.ip (or its override) or
+ * max.connection.creation.rate is closed at accept, logged once per interval rather than once per connection.
+ * When the process runs out of file descriptors (EMFILE/ENFILE) the listener stops accepting and tries again a
+ * little later, while the connections it has keep working.
  */
 export class SocketServer {
   private readonly logger = getLogger('kafka.network.SocketServer');
+  private readonly acceptorLogger = getLogger('kafka.network.Acceptor');
   private readonly processorLogger = getLogger('kafka.network.Processor');
   private readonly bound: BoundListener[] = [];
   private readonly connections = new Set<Connection>();
   private readonly sockets = new Set<Socket>();
   private connectionIndex = 0;
   private readonly limits: ConnectionLimits;
+  private readonly clock: Clock;
+  private readonly channel: RequestChannel;
+  private quotas: ConnectionQuotas | undefined;
+  private readonly refusals = new Map<string, { count: number; lastLogMs: number }>();
+  private readonly retries = new Set<TimerHandle>();
+  private stopped = false;
 
   constructor(
     private readonly options: SocketServerOptions,
     private readonly dispatcher: RequestDispatcher,
   ) {
+    this.clock = options.clock ?? SYSTEM_CLOCK;
     this.limits = {
       maxRequestBytes: options.socketRequestMaxBytes ?? DEFAULT_MAX_REQUEST_BYTES,
       idleTimeoutMs: options.connectionsMaxIdleMs ?? 600000,
-      maxInFlightBytes: options.maxInFlightBytesPerConnection ?? 100 * 1024 * 1024,
-      maxInFlightRequests: options.maxInFlightRequestsPerConnection ?? 500,
     };
+    this.channel = new RequestChannel(options.queuedMaxRequests ?? 500, new MemoryPool(options.queuedMaxRequestBytes ?? -1));
     this.logger.info(`[SocketServer brokerId=${options.brokerId}] num.network.threads and num.io.threads do not apply: requests are handled on the Node event loop`);
   }
 
@@ -60,26 +94,71 @@ export class SocketServer {
   async startup(): Promise<void> {
     const prefix = `[SocketServer brokerId=${this.options.brokerId}] `;
     this.logger.info(`${prefix}Starting socket server acceptors and processors`);
+    this.quotas = new ConnectionQuotas(
+      {
+        maxConnections: this.options.maxConnections ?? INT_MAX,
+        maxConnectionsPerIp: this.options.maxConnectionsPerIp ?? INT_MAX,
+        maxConnectionsPerIpOverrides: await resolveOverrides(this.options.maxConnectionsPerIpOverrides ?? new Map()),
+        maxConnectionCreationRate: this.options.maxConnectionCreationRate ?? INT_MAX,
+      },
+      this.clock,
+    );
     for (const endPoint of this.options.listeners) {
       if (endPoint.securityProtocol !== 'PLAINTEXT') {
         throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol}; only PLAINTEXT is supported`);
       }
-      const server = createServer({ pauseOnConnect: false }, (socket) => this.accept(socket, endPoint));
-      server.on('error', (e) => this.logger.error(`${prefix}Error on listener ${endPoint.listenerName}`, e));
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        const host = endPoint.host === '' ? undefined : endPoint.host;
-        server.listen({ host, port: endPoint.port, backlog: 511 }, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      const port = (server.address() as AddressInfo).port;
-      this.bound.push({ endPoint, server, port });
+      const listener: BoundListener = { endPoint, server: undefined as unknown as Server, port: endPoint.port };
+      await this.listen(listener, endPoint.port);
+      this.bound.push(listener);
       this.logger.info(`${prefix}Created data-plane acceptor and processors for endpoint : ListenerName(${endPoint.listenerName})`);
-      this.logger.info(`Awaiting socket connections on ${endPoint.host === '' ? '0.0.0.0' : endPoint.host}:${port}.`);
+      this.logger.info(`Awaiting socket connections on ${endPoint.host === '' ? '0.0.0.0' : endPoint.host}:${listener.port}.`);
     }
     this.logger.info(`${prefix}Started data-plane acceptor and processor(s)`);
+  }
+
+  private async listen(listener: BoundListener, port: number): Promise<void> {
+    const { endPoint } = listener;
+    const server = createServer({ pauseOnConnect: false }, (socket) => this.accept(socket, endPoint));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      const host = endPoint.host === '' ? undefined : endPoint.host;
+      server.listen({ host, port, backlog: 511 }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (e: NodeJS.ErrnoException) => this.onListenerError(listener, e));
+    listener.server = server;
+    listener.port = (server.address() as AddressInfo).port;
+  }
+
+  /**
+   * An accept failed. Out of file descriptors: stop accepting on this listener (existing connections keep
+   * working), and listen again once some are free. Never anything to do with the log dirs.
+   */
+  private onListenerError(listener: BoundListener, e: NodeJS.ErrnoException): void {
+    if (e.code !== 'EMFILE' && e.code !== 'ENFILE') {
+      this.acceptorLogger.error(`Error occurred while accepting connections on ${listener.endPoint.listenerName}`, e);
+      return;
+    }
+    this.logRefusal('fds', () => `Too many open files (${e.code}): not accepting new connections on ${listener.endPoint.listenerName} for now`);
+    const server = listener.server;
+    server.removeAllListeners('error');
+    server.on('error', () => undefined);
+    server.close();
+    this.retryListen(listener);
+  }
+
+  private retryListen(listener: BoundListener): void {
+    const timer = this.clock.setTimer(() => {
+      this.retries.delete(timer);
+      if (this.stopped) return;
+      this.listen(listener, listener.port).then(
+        () => this.acceptorLogger.info(`Accepting connections on ${listener.endPoint.listenerName} again`),
+        () => this.retryListen(listener),
+      );
+    }, EMFILE_BACKOFF_MS);
+    this.retries.add(timer);
   }
 
   /** The listeners with their real ports (port 0 replaced by the ephemeral port). */
@@ -112,6 +191,12 @@ export class SocketServer {
 
   private accept(socket: Socket, endPoint: EndPoint): void {
     const remote = socket.remoteAddress ?? 'unknown';
+    const refusal = this.quotas?.tryAccept(remote);
+    if (refusal !== undefined) {
+      socket.destroy();
+      this.logRefusal(refusal.reason, () => refusalMessage(remote, refusal));
+      return;
+    }
     const connectionId = `${socket.localAddress ?? ''}:${socket.localPort ?? 0}-${remote}:${socket.remotePort ?? 0}-${this.connectionIndex++}`;
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
@@ -124,19 +209,66 @@ export class SocketServer {
       clientSoftwareName: 'unknown',
       clientSoftwareVersion: 'unknown',
     };
-    const connection = new Connection(socket, context, this.dispatcher, this.limits, this.processorLogger, (c) => this.connections.delete(c));
+    const connection = new Connection(socket, context, this.dispatcher, this.channel, this.limits, this.clock, this.processorLogger, (c) => {
+      this.connections.delete(c);
+      this.quotas?.release(remote);
+    });
     this.connections.add(connection);
+  }
+
+  /** The first refusal of a kind is logged at once; later ones at most once per interval, with their count. */
+  private logRefusal(kind: string, message: () => string): void {
+    const now = this.clock.nowMs();
+    const r = this.refusals.get(kind) ?? { count: 0, lastLogMs: -Infinity };
+    r.count++;
+    this.refusals.set(kind, r);
+    if (now - r.lastLogMs < REFUSAL_LOG_INTERVAL_MS) return;
+    const more = r.count > 1 ? ` (${r.count - 1} more since the last such line)` : '';
+    this.acceptorLogger.info(`${message()}${more}`);
+    r.count = 0;
+    r.lastLogMs = now;
   }
 
   /** Stops accepting, closes every connection, resolves when the listeners are closed. */
   async shutdown(): Promise<void> {
     const prefix = `[SocketServer brokerId=${this.options.brokerId}] `;
     this.logger.info(`${prefix}Stopping socket server request processors`);
-    const closing = this.bound.map((b) => new Promise<void>((resolve) => b.server.close(() => resolve())));
+    this.stopped = true;
+    for (const t of this.retries) t.cancel();
+    this.retries.clear();
+    const closing = this.bound.map((b) => new Promise<void>((resolve) => (b.server.listening ? b.server.close(() => resolve()) : resolve())));
     for (const c of [...this.connections]) c.close('socket server shutdown');
     for (const s of [...this.sockets]) s.destroy();
     await Promise.all(closing);
     this.bound.length = 0;
     this.logger.info(`${prefix}Stopped socket server request processors`);
   }
+}
+
+/** Kafka's messages for a refused connection (Acceptor's TooManyConnectionsException line for the per-IP case). */
+function refusalMessage(remote: string, r: ConnectionRefusal): string {
+  switch (r.reason) {
+    case 'per-ip':
+      return `Rejected connection from /${remote}, address already has the configured maximum of ${r.limit} connections.`;
+    case 'broker':
+      return `Rejected connection from /${remote}, the broker already has the configured maximum of ${r.limit} connections (max.connections).`;
+    case 'rate':
+      return `Rejected connection from /${remote}, more than max.connection.creation.rate=${r.limit} new connections in the last second.`;
+  }
+}
+
+/** Overrides name hosts or addresses; connections are counted by address, so host names are resolved once here. */
+async function resolveOverrides(overrides: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const [host, limit] of overrides) {
+    out.set(host, limit);
+    try {
+      for (const a of await lookup(host, { all: true })) out.set(a.address, limit);
+      // Node reports IPv4 peers of a dual-stack socket as ::ffff:a.b.c.d.
+      for (const a of await lookup(host, { all: true, family: 4 })) out.set(`::ffff:${a.address}`, limit);
+    } catch {
+      // An unresolvable name can still match literally.
+    }
+  }
+  return out;
 }

@@ -50,6 +50,7 @@ export const KAFKA_CONFIG_DEFS = [
   k('max.connections.per.ip', 'int', '2147483647', atLeast(0)),
   k('max.connections.per.ip.overrides', 'string', ''),
   k('max.connections', 'int', '2147483647', atLeast(0)),
+  k('max.connection.creation.rate', 'int', '2147483647', atLeast(0)),
   k('connections.max.idle.ms', 'long', '600000'),
   k('connection.failed.authentication.delay.ms', 'int', '100', atLeast(0)),
   // Log basics
@@ -106,6 +107,7 @@ export const KAFKA_CONFIG_DEFS = [
   k('replica.fetch.backoff.ms', 'int', '1000', atLeast(0)),
   k('replica.fetch.min.bytes', 'int', '1'),
   k('replica.fetch.response.max.bytes', 'int', '10485760', atLeast(0)),
+  k('fetch.max.bytes', 'int', '57671680', atLeast(1024)),
   k('num.replica.fetchers', 'int', '1'),
   k('replica.high.watermark.checkpoint.interval.ms', 'long', '5000'),
   k('fetch.purgatory.purge.interval.requests', 'int', '1000'),

@@ -33,6 +33,8 @@ export class KafkaConfig {
   readonly logRollJitterMs: number;
   /** log.flush.interval.ms, else log.flush.scheduler.interval.ms (Kafka's logFlushIntervalMs). */
   readonly logFlushIntervalMs: number;
+  /** max.connections.per.ip.overrides: host or address -> limit. */
+  readonly maxConnectionsPerIpOverrides: ReadonlyMap<string, number>;
 
   private constructor(values: Map<string, ConfigValue>, unknownKeys: string[], originals: ReadonlyMap<string, string>) {
     this.values = values;
@@ -57,6 +59,7 @@ export class KafkaConfig {
     this.logRollMs = this.get('log.roll.ms') ?? this.get('log.roll.hours') * 3600000;
     this.logRollJitterMs = this.get('log.roll.jitter.ms') ?? this.get('log.roll.jitter.hours') * 3600000;
     this.logFlushIntervalMs = this.get('log.flush.interval.ms') ?? this.get('log.flush.scheduler.interval.ms');
+    this.maxConnectionsPerIpOverrides = parseConnectionOverrides(this.get('max.connections.per.ip.overrides'));
     this.checkRules();
     Object.freeze(this);
   }
@@ -80,7 +83,29 @@ export class KafkaConfig {
     return this.values.get(key) as BrokerConfigValues[K];
   }
 
+  /**
+   * Settings that promise protection kafka-ts does not give yet stop the start-up instead of being ignored:
+   * an authorizer, ZooKeeper ACLs or TLS, and any TLS or SASL setting (a broker that took them and served
+   * plaintext to everyone would be worse than one that refuses to start).
+   */
+  private refuseUnprotectedPromises(): void {
+    const refuse = (key: string, value: string): never => {
+      throw new ConfigException(`${key}=${value} is not supported by kafka-ts yet: remove it rather than run without the protection it promises`);
+    };
+    const authorizer = this.get('authorizer.class.name');
+    if (authorizer !== '') refuse('authorizer.class.name', authorizer);
+    if (this.get('zookeeper.set.acl')) refuse('zookeeper.set.acl', 'true');
+    for (const [key, value] of this.originals) {
+      if (/^(ssl|sasl|zookeeper\.ssl)\./.test(key) || /^listener\.name\.[^.]+\.(ssl|sasl|[^.]+\.sasl)\./.test(key)) refuse(key, /password|jaas/.test(key) ? '[hidden]' : value);
+    }
+    for (const e of [...this.listeners, ...this.advertisedListeners]) {
+      if (e.securityProtocol !== 'PLAINTEXT') refuse('listeners', `${e.listenerName}://${e.host}:${e.port} (${e.securityProtocol})`);
+    }
+    if (this.get('security.inter.broker.protocol') !== 'PLAINTEXT') refuse('security.inter.broker.protocol', this.get('security.inter.broker.protocol'));
+  }
+
   private checkRules(): void {
+    this.refuseUnprotectedPromises();
     const reserved = this.get('reserved.broker.max.id');
     if (this.get('broker.id.generation.enable')) {
       if (this.brokerId < -1 || this.brokerId > reserved) {
@@ -99,6 +124,9 @@ export class KafkaConfig {
     }
     if (this.get('replica.fetch.wait.max.ms') > this.get('replica.socket.timeout.ms')) {
       throw new ConfigException('replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent unnecessary socket timeouts');
+    }
+    if (this.get('max.connections.per.ip') === 0 && this.maxConnectionsPerIpOverrides.size === 0) {
+      throw new ConfigException('max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is set.');
     }
     if (this.get('offsets.topic.replication.factor') < 1) throw new ConfigException('offsets.topic.replication.factor must be at least 1');
   }
@@ -119,4 +147,19 @@ export class KafkaConfig {
       .map((d) => `\t${d.name} = ${renderValue(d, this.values.get(d.name) ?? null)}`);
     return `KafkaConfig values: \n${lines.join('\n')}\n`;
   }
+}
+
+/** `host:limit,host:limit` (Kafka's max.connections.per.ip.overrides, a map of host or address to limit). */
+function parseConnectionOverrides(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const entry of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const colon = entry.lastIndexOf(':');
+    const host = entry.slice(0, colon).trim();
+    const limit = colon <= 0 ? NaN : Number(entry.slice(colon + 1).trim());
+    if (host === '' || !Number.isInteger(limit) || limit < 0) {
+      throw new ConfigException(`Invalid value ${text} for configuration max.connections.per.ip.overrides: Map entry '${entry}' is not a valid host:limit pair`);
+    }
+    out.set(host, limit);
+  }
+  return out;
 }

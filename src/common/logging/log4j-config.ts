@@ -1,8 +1,8 @@
 import { parseProperties } from '../config/properties';
 
-export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'off';
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'off';
 
-export const LEVEL_RANK: Record<LogLevel, number> = { off: -1, error: 0, warn: 1, info: 2, debug: 3, trace: 4 };
+export const LEVEL_RANK: Record<LogLevel, number> = { off: -1, fatal: 0, error: 1, warn: 2, info: 3, debug: 4, trace: 5 };
 
 /** Where an appender writes: the console streams, or a file name inside the logs dir. */
 export type AppenderTarget = { kind: 'stdout' } | { kind: 'stderr' } | { kind: 'file'; fileName: string };
@@ -26,7 +26,6 @@ export interface Log4jConfig {
 
 function parseLevel(text: string | undefined, fallback: LogLevel): LogLevel {
   const level = (text ?? '').trim().toLowerCase();
-  if (level === 'fatal') return 'error';
   return level in LEVEL_RANK ? (level as LogLevel) : fallback;
 }
 

@@ -26,13 +26,15 @@ export interface Logger {
   info(message: string): void;
   warn(message: string, error?: unknown): void;
   error(message: string, error?: unknown): void;
+  /** The last line before the process exits (log4j's FATAL). */
+  fatal(message: string, error?: unknown): void;
   isTraceEnabled(): boolean;
   isDebugEnabled(): boolean;
   /** The same logger name with another per-instance prefix. */
   withPrefix(prefix: string): Logger;
 }
 
-const WINSTON_LEVELS = { error: 0, warn: 1, info: 2, debug: 3, trace: 4 };
+const WINSTON_LEVELS = { fatal: 0, error: 1, warn: 2, info: 3, debug: 4, trace: 5 };
 
 interface Route {
   level: LogLevel;
@@ -165,6 +167,9 @@ class KafkaLogger implements Logger {
   }
   error(message: string, error?: unknown): void {
     this.write('error', message, error);
+  }
+  fatal(message: string, error?: unknown): void {
+    this.write('fatal', message, error);
   }
   isTraceEnabled(): boolean {
     return this.enabled('trace');

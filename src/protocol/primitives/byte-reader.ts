@@ -3,6 +3,16 @@ import { ProtocolError } from '../protocol-error';
 import { readInt64 } from '../../common/int64';
 
 /**
+ * How many objects a request of `frameBytes` may decode into: a few thousand, plus one per 8 bytes. Legitimate
+ * requests stay far below (a Fetch partition is 28 bytes, an OffsetCommit partition at least 14, an UpdateMetadata
+ * partition state over 30), while a Metadata request declaring 50 million empty topic names (2 bytes each) is
+ * refused before it costs the heap gigabytes.
+ */
+export function requestObjectBudget(frameBytes: number): number {
+  return 4096 + Math.floor(frameBytes / 8);
+}
+
+/**
  * Bounds-checked cursor over one received frame. Every read checks the remaining length first and throws
  * ProtocolError instead of reading past the end; lengths are validated against the bytes actually present before
  * anything is allocated, so a frame claiming a 2 GiB string or a billion-element array costs nothing.
@@ -10,6 +20,8 @@ import { readInt64 } from '../../common/int64';
  */
 export class ByteReader {
   private pos: number;
+  /** Objects (structs, arrays) this frame may still decode into; unlimited unless limitObjects is called. */
+  private objectsLeft = Number.POSITIVE_INFINITY;
 
   constructor(
     readonly buf: Buffer,
@@ -25,6 +37,20 @@ export class ByteReader {
 
   get remaining(): number {
     return this.end - this.pos;
+  }
+
+  /**
+   * Caps the number of objects the frame decodes into (see requestObjectBudget): a count that passes the byte
+   * check (each element at least its minimum size) can still describe millions of tiny elements.
+   */
+  limitObjects(max: number): void {
+    this.objectsLeft = max;
+  }
+
+  /** Spends `n` of the object budget, or throws ProtocolError once it is gone. */
+  chargeObjects(n: number): void {
+    this.objectsLeft -= n;
+    if (this.objectsLeft < 0) throw new ProtocolError(`The request decodes into more objects than its ${this.end} bytes allow`);
   }
 
   private need(n: number, what: string): void {

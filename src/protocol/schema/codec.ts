@@ -150,9 +150,12 @@ function compileField(spec: FieldSpec, version: number, flexible: boolean, path:
     elemEncode = primitiveEncoder(type, compact);
     elemSize = primitiveSize(type, compact);
   }
+  const structElements = spec.type === '[]';
   const decode: Decode = (r) => {
     const n = r.arrayLength(compact, nullable, elemSize);
     if (n < 0) return null;
+    // The array, and each struct in it (an array of numbers or strings costs about its bytes).
+    r.chargeObjects(structElements ? n + 1 : 1);
     const out = new Array<unknown>(n);
     for (let i = 0; i < n; i++) out[i] = elemDecode(r);
     return out;

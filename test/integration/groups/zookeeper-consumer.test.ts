@@ -45,7 +45,8 @@ describe('the ZooKeeper-based consumer and kafka-console-consumer --zookeeper', 
     let last: Record<string, string | undefined> = {};
     await waitUntil(async () => {
       last = await owners('zk-split');
-      return last[0] === 'zk-split_a-0' && last[1] === 'zk-split_b-0';
+      // The owner nodes are claimed before the member has set up its fetcher and taken the partitions on.
+      return last[0] === 'zk-split_a-0' && last[1] === 'zk-split_b-0' && a.assignment.length === 1 && b.assignment.length === 1;
     }, { timeoutMs: 30000, message: () => `range assignment a:0 b:1, owners ${JSON.stringify(last)}` });
     expect(a.assignment).toEqual([{ topic: 'zt', partition: 0 }]);
     expect(b.assignment).toEqual([{ topic: 'zt', partition: 1 }]);

@@ -92,9 +92,10 @@ describe('internal client (src/client) against the protocol test server', () => 
     const hb = { groupId: 'g', generationId: 1, memberId: 'm', groupInstanceId: null };
     const pending = Array.from({ length: 5 }, () => conn.send(HeartbeatApi, hb));
     const deadline = Date.now() + 5000;
-    while (seenCorrelationIds.length < 2 && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    while ((seenCorrelationIds.length < 1 || conn.inFlightCount < 2) && Date.now() < deadline) await new Promise((r) => setImmediate(r));
     expect(conn.inFlightCount).toBe(2);
-    expect(seenCorrelationIds).toEqual([1, 2]);
+    // Two are on the wire, but the broker takes one request of a connection at a time (Kafka's muted channel).
+    expect(seenCorrelationIds).toEqual([1]);
     release();
     const results = await Promise.all(pending);
     expect(results.every((r) => r.errorCode === 0)).toBe(true);

@@ -1,7 +1,9 @@
 import { NO_RESPONSE } from '../../../src/broker/network/api-handler';
 import { Producer } from '../../../src/client/producer';
 import { ErrorCode } from '../../../src/common/error-codes';
-import { ProduceRequest, ProduceResponse } from '../../../src/protocol/apis/produce';
+import { ProduceApi, ProduceRequest, ProduceResponse } from '../../../src/protocol/apis/produce';
+import { ApiDefinition } from '../../../src/protocol/api-definition';
+import { BrokerConnection, SendOptions } from '../../../src/client/broker-connection';
 import { batchesIn } from '../../../src/records';
 import { ProtocolTestServer } from '../../helpers/protocol-test-server';
 
@@ -20,11 +22,8 @@ describe('producer in-flight requests and retries', () => {
     server = await new ProtocolTestServer({
       overrides: {
         0: async (req: ProduceRequest): Promise<ProduceResponse | typeof NO_RESPONSE> => {
-          active++;
-          maxActive = Math.max(maxActive, active);
-          // A broker with some latency per request, so that requests can overlap.
+          // A broker with some latency per request, so that the producer's requests pile up in flight.
           await new Promise((resolve) => setTimeout(resolve, delayMs));
-          active--;
           return {
             throttleTimeMs: 0,
             responses: req.topicData.map((t) => ({
@@ -44,6 +43,21 @@ describe('producer in-flight requests and retries', () => {
     }).start();
   });
   afterAll(async () => server.stop());
+
+  // In flight is the client's view: sent and not yet answered. The broker itself takes one request of a
+  // connection at a time (Kafka's muted channel), so pipelining shows on the client side only.
+  const originalSend = BrokerConnection.prototype.send;
+  beforeAll(() => {
+    BrokerConnection.prototype.send = function <Req, Res>(this: BrokerConnection, api: ApiDefinition<Req, Res>, body: Req, options?: SendOptions): Promise<Res> {
+      if (api.key !== ProduceApi.key) return originalSend.call(this, api, body, options) as Promise<Res>;
+      active++;
+      maxActive = Math.max(maxActive, active);
+      return (originalSend.call(this, api, body, options) as Promise<Res>).finally(() => active--);
+    };
+  });
+  afterAll(() => {
+    BrokerConnection.prototype.send = originalSend;
+  });
   beforeEach(() => {
     active = 0;
     maxActive = 0;

@@ -83,7 +83,7 @@ describe('network robustness', () => {
   });
 
   it('pauses reading while the in-flight window is full and resumes when it drains', async () => {
-    const small = await new ProtocolTestServer({ socket: { maxInFlightRequestsPerConnection: 2 } }).start();
+    const small = await new ProtocolTestServer({ socket: { queuedMaxRequests: 2 } }).start();
     try {
       const c = await RawConnection.open(small.port);
       const frames = Array.from({ length: 50 }, (_, i) => API_VERSIONS_V0(100 + i));

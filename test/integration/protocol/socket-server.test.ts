@@ -58,7 +58,7 @@ describe('SocketServer listeners', () => {
         ['connections.max.idle.ms', '5000'],
       ]),
     );
-    expect(socketServerOptions(config)).toMatchObject({ brokerId: 3, socketRequestMaxBytes: 1000, connectionsMaxIdleMs: 5000, maxInFlightRequestsPerConnection: 500 });
+    expect(socketServerOptions(config)).toMatchObject({ brokerId: 3, socketRequestMaxBytes: 1000, connectionsMaxIdleMs: 5000, queuedMaxRequests: 500 });
   });
 
   it('refuses listeners it cannot serve', async () => {

@@ -1,6 +1,7 @@
 import { ApiHandlers, ConnectionContext, NO_RESPONSE } from '../../../src/broker/network/api-handler';
 import { DispatchOutcome, RequestDispatcher } from '../../../src/broker/request-dispatcher';
 import { allApis } from '../../../src/protocol/apis';
+import { ApiKey } from '../../../src/protocol/api-keys';
 
 const ctx = (): ConnectionContext => ({
   connectionId: '127.0.0.1:9092-127.0.0.1:5000-0',
@@ -70,5 +71,57 @@ describe('RequestDispatcher', () => {
     const d = fullDispatcher({ 0: () => NO_RESPONSE });
     const frame = Buffer.from('0000000300000005ffff' + 'ffff' + '0000' + '000003e8' + '00000000', 'hex');
     expect((d.handle(frame, ctx()) as DispatchOutcome).kind).toBe('none');
+  });
+});
+
+describe('RequestDispatcher decode bounds', () => {
+  /** A request frame: header v1 (api, version, correlation 7, client id 'c') then `body`. */
+  function frame(apiKey: number, version: number, body: Buffer): Buffer {
+    const header = Buffer.alloc(2 + 2 + 4 + 2 + 1);
+    header.writeInt16BE(apiKey, 0);
+    header.writeInt16BE(version, 2);
+    header.writeInt32BE(7, 4);
+    header.writeInt16BE(1, 8);
+    header.write('c', 10);
+    return Buffer.concat([header, body]);
+  }
+
+  function metadataV1(topics: number): Buffer {
+    const body = Buffer.alloc(4 + 2 * topics);
+    body.writeInt32BE(topics, 0);
+    return frame(ApiKey.METADATA, 1, body); // every name empty: 2 bytes a topic
+  }
+
+  function offsetCommitV2(partitions: number): Buffer {
+    const head = Buffer.from('0001670000000100016d' + '0000000000000000' + '00000001' + '000174', 'hex');
+    const parts = Buffer.alloc(4 + 14 * partitions);
+    parts.writeInt32BE(partitions, 0);
+    for (let i = 0; i < partitions; i++) {
+      parts.writeInt32BE(i, 4 + 14 * i);
+      parts.writeInt16BE(0, 4 + 14 * i + 12);
+    }
+    return frame(ApiKey.OFFSET_COMMIT, 2, Buffer.concat([head, parts]));
+  }
+
+  it('refuses a request that would decode into far more objects than its bytes justify, before the handler', () => {
+    let called = false;
+    const d = fullDispatcher({ [ApiKey.METADATA]: () => ((called = true), { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [] }) });
+    const outcome = d.handle(metadataV1(2_000_000), ctx()) as DispatchOutcome;
+    expect(outcome.kind).toBe('close');
+    expect(outcome.kind === 'close' && outcome.reason).toMatch(/more objects than its \d+ bytes allow/);
+    expect(called).toBe(false);
+  });
+
+  it('takes legitimate many-element requests: 10,000 partitions in one OffsetCommit, 4,000 topics in a Metadata', () => {
+    let partitions = 0;
+    let topics = 0;
+    const d = fullDispatcher({
+      [ApiKey.OFFSET_COMMIT]: (req) => ((partitions = req.topics[0]?.partitions.length ?? 0), { throttleTimeMs: 0, topics: [] }),
+      [ApiKey.METADATA]: (req) => ((topics = req.topics?.length ?? 0), { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [] }),
+    });
+    expect((d.handle(offsetCommitV2(10_000), ctx()) as DispatchOutcome).kind).toBe('send');
+    expect(partitions).toBe(10_000);
+    expect((d.handle(metadataV1(4_000), ctx()) as DispatchOutcome).kind).toBe('send');
+    expect(topics).toBe(4_000);
   });
 });

@@ -101,6 +101,20 @@ describe('KafkaConfig', () => {
     expect(error({ listeners: 'FOO://h:1' })).toMatch(/No security protocol defined for listener FOO/);
   });
 
+  it('refuses at start-up the settings that promise protection kafka-ts does not give, naming the key', () => {
+    expect(error({ 'authorizer.class.name': 'kafka.security.authorizer.AclAuthorizer' })).toBe(
+      'authorizer.class.name=kafka.security.authorizer.AclAuthorizer is not supported by kafka-ts yet: remove it rather than run without the protection it promises',
+    );
+    expect(error({ 'zookeeper.set.acl': 'true' })).toMatch(/^zookeeper\.set\.acl=true is not supported/);
+    expect(error({ 'ssl.keystore.location': '/etc/kafka/ks.jks' })).toMatch(/^ssl\.keystore\.location=\/etc\/kafka\/ks\.jks is not supported/);
+    expect(error({ 'ssl.keystore.password': 'secret' })).toMatch(/^ssl\.keystore\.password=\[hidden\] is not supported/);
+    expect(error({ 'sasl.enabled.mechanisms': 'PLAIN' })).toMatch(/^sasl\.enabled\.mechanisms=PLAIN is not supported/);
+    expect(error({ 'listener.name.internal.plain.sasl.jaas.config': 'x' })).toMatch(/^listener\.name\.internal\.plain\.sasl\.jaas\.config=\[hidden\]/);
+    expect(error({ listeners: 'SSL://:9093' })).toMatch(/^listeners=SSL:\/\/:9093 \(SSL\) is not supported/);
+    expect(error({ 'security.inter.broker.protocol': 'SSL' })).toMatch(/^(listeners|security\.inter\.broker\.protocol)=.* is not supported/);
+    expect(config({ 'zookeeper.set.acl': 'false', 'authorizer.class.name': '' }).get('zookeeper.set.acl')).toBe(false);
+  });
+
   it('requires zookeeper.connect', () => {
     expect(() => KafkaConfig.fromProperties(new Map())).toThrow('Missing required configuration "zookeeper.connect" which has no default value.');
   });

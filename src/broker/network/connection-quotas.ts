@@ -1,0 +1,66 @@
+import { Clock } from '../../common/time';
+
+export interface ConnectionQuotaConfig {
+  /** max.connections: connections of the whole broker. */
+  readonly maxConnections: number;
+  /** max.connections.per.ip. */
+  readonly maxConnectionsPerIp: number;
+  /** max.connections.per.ip.overrides, resolved to addresses. */
+  readonly maxConnectionsPerIpOverrides: ReadonlyMap<string, number>;
+  /** max.connection.creation.rate: new connections per second, over the broker. */
+  readonly maxConnectionCreationRate: number;
+}
+
+/** Why a new connection was refused. */
+export type ConnectionRefusal =
+  | { readonly reason: 'per-ip'; readonly limit: number }
+  | { readonly reason: 'broker'; readonly limit: number }
+  | { readonly reason: 'rate'; readonly limit: number };
+
+/**
+ * Kafka's ConnectionQuotas: counts of open connections per client address and over the broker, and the rate of
+ * new ones. A connection that would break a limit is refused at accept. The creation rate is measured over a
+ * sliding second (Kafka's connection-creation-rate sensor, reduced to the one window that decides).
+ */
+export class ConnectionQuotas {
+  private readonly perIp = new Map<string, number>();
+  private total = 0;
+  /** Accept times of the last second, oldest first. */
+  private readonly recent: number[] = [];
+
+  constructor(
+    private readonly config: ConnectionQuotaConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  get connectionCount(): number {
+    return this.total;
+  }
+
+  count(ip: string): number {
+    return this.perIp.get(ip) ?? 0;
+  }
+
+  /** Counts a new connection from `ip`, or says which limit refuses it (and counts nothing). */
+  tryAccept(ip: string): ConnectionRefusal | undefined {
+    const limit = this.config.maxConnectionsPerIpOverrides.get(ip) ?? this.config.maxConnectionsPerIp;
+    if (this.count(ip) >= limit) return { reason: 'per-ip', limit };
+    if (this.total >= this.config.maxConnections) return { reason: 'broker', limit: this.config.maxConnections };
+    const now = this.clock.nowMs();
+    while (this.recent.length > 0 && (this.recent[0] as number) <= now - 1000) this.recent.shift();
+    if (this.recent.length >= this.config.maxConnectionCreationRate) return { reason: 'rate', limit: this.config.maxConnectionCreationRate };
+    // The window only needs to remember as many accepts as the rate allows.
+    if (this.config.maxConnectionCreationRate < 2147483647) this.recent.push(now);
+    this.perIp.set(ip, this.count(ip) + 1);
+    this.total++;
+    return undefined;
+  }
+
+  /** A counted connection closed. */
+  release(ip: string): void {
+    const n = this.count(ip) - 1;
+    if (n <= 0) this.perIp.delete(ip);
+    else this.perIp.set(ip, n);
+    this.total = Math.max(0, this.total - 1);
+  }
+}
