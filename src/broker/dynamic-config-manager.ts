@@ -7,13 +7,23 @@ import { ZkClient } from '../zk/zk-client';
 import { ZkPaths } from '../zk/zk-paths';
 import { watchChildren, ZkWatch } from '../zk/zk-watch';
 import { ConfigChangeNotificationZNode, ConfigEntityZNode } from '../zk/znodes/config-znodes';
+import { desanitize } from '../zk/sanitizer';
+import { ClientQuotaManager, DEFAULT_ENTITY_NAME } from './client-quota-manager';
 
 const CHANGE_EXPIRATION_MS = 15 * 60 * 1000;
 
+/** The quota managers a client config (`/config/clients/<id>`) updates. */
+export interface ClientQuotaManagers {
+  readonly produce: ClientQuotaManager;
+  readonly fetch: ClientQuotaManager;
+}
+
 /**
- * Applies topic config changes at run time (Kafka's DynamicConfigManager with its ZkNodeChangeNotificationListener):
+ * Applies config changes at run time (Kafka's DynamicConfigManager with its ZkNodeChangeNotificationListener):
  * every broker watches /config/changes, processes notifications newer than the last one it handled, re-reads the
- * entity's config and hands the new LogConfig to the logs. Notifications older than 15 minutes are purged.
+ * entity's config and applies it: a topic's LogConfig to its logs, a client id's byte rates (or `<default>`'s) to
+ * the quota managers. Client configs present at start-up are applied then. Notifications older than 15 minutes
+ * are purged.
  */
 export class DynamicConfigManager {
   private lastProcessed = -1;
@@ -26,10 +36,12 @@ export class DynamicConfigManager {
     private readonly zk: ZkClient,
     private readonly logManager: LogManager,
     private readonly brokerDefaults: LogConfigDefaults,
+    private readonly quotas: ClientQuotaManagers | undefined = undefined,
     private readonly clock: Clock = SYSTEM_CLOCK,
   ) {}
 
   startup(): void {
+    this.notifications.run(() => this.loadClientConfigs()).catch((err: unknown) => this.log.error('Error loading client configs', err));
     this.watch = watchChildren(this.zk, ZkPaths.configChanges, (children) => {
       this.notifications.run(() => this.process(children ?? [])).catch((err: unknown) => this.log.error('Error processing config change notifications', err));
     });
@@ -63,6 +75,7 @@ export class DynamicConfigManager {
         try {
           const { entityType, entityName } = ConfigChangeNotificationZNode.decode(path, node.data);
           if (entityType === 'topics') await this.applyTopicConfig(entityName);
+          else if (entityType === 'clients') await this.applyClientConfig(entityName);
         } catch (err) {
           this.log.error(`Error processing config change notification ${path}`, err);
         }
@@ -71,9 +84,33 @@ export class DynamicConfigManager {
     }
   }
 
+  private async loadClientConfigs(): Promise<void> {
+    if (this.quotas === undefined) return;
+    for (const sanitized of (await this.zk.getChildren(ZkPaths.configEntityType('clients'))) ?? []) await this.applyClientConfig(sanitized);
+  }
+
+  /** `/config/clients/<sanitized client id>`: producer_byte_rate and consumer_byte_rate (Kafka's ClientIdConfigHandler). */
+  private async applyClientConfig(sanitizedClientId: string): Promise<void> {
+    if (this.quotas === undefined) return;
+    const path = ZkPaths.configEntity('clients', sanitizedClientId);
+    const node = await this.zk.getData(path);
+    const config = node === null ? new Map<string, string>() : ConfigEntityZNode.decode(path, node.data);
+    this.log.info(`Processing override for entityPath: clients/${sanitizedClientId} with config: HashMap(${[...config].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
+    const clientId = sanitizedClientId === DEFAULT_ENTITY_NAME ? DEFAULT_ENTITY_NAME : desanitize(sanitizedClientId);
+    this.quotas.produce.updateQuota(clientId, byteRate(config.get('producer_byte_rate')));
+    this.quotas.fetch.updateQuota(clientId, byteRate(config.get('consumer_byte_rate')));
+  }
+
   private async applyTopicConfig(topic: string): Promise<void> {
     const overrides = await this.topicOverrides(topic);
     this.log.info(`Processing override for entityPath: topics/${topic} with config: HashMap(${[...overrides].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
     this.logManager.updateTopicConfig(topic, createLogConfig(this.brokerDefaults, overrides));
   }
+}
+
+/** A quota value: a positive number of bytes per second, else none (an unusable value is ignored, as absent). */
+function byteRate(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text.trim());
+  return Number.isFinite(n) && n > 0 ? n : undefined;
 }

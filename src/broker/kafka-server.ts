@@ -25,6 +25,7 @@ import { replicaFetcherConfigFrom } from './replica-fetcher/replica-fetcher-conf
 import { DynamicConfigManager } from './dynamic-config-manager';
 import { createKafkaApis } from './kafka-apis';
 import { AutoTopicCreationManager } from './auto-topic-creation-manager';
+import { ClientQuotaManager } from './client-quota-manager';
 import { GroupCoordinator } from '../rebalance/group-coordinator';
 import { ZkOffsetStore } from '../rebalance/zk-offset-store';
 import { coordinatorPartitionFor } from '../rebalance/coordinator-placement';
@@ -107,7 +108,9 @@ export class KafkaServer {
     const logManager = new LogManager({ config: logManagerConfigFrom(this.config), defaultConfig: createLogConfig(brokerDefaults), clock, scheduler });
     await logManager.startup();
     this.shutdownHooks.push(() => logManager.shutdown());
-    const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults);
+    const quotaConfig = { numQuotaSamples: this.config.get('quota.window.num'), quotaWindowSizeSeconds: this.config.get('quota.window.size.seconds') };
+    const quotas = { produce: new ClientQuotaManager('Produce', quotaConfig, clock), fetch: new ClientQuotaManager('Fetch', quotaConfig, clock) };
+    const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults, quotas, clock);
     this.dynamicConfig = dynamicConfig;
     const metadataCache = new MetadataCache(this.brokerId, clock);
     const replicaManager = new ReplicaManager({
@@ -169,6 +172,7 @@ export class KafkaServer {
       controller,
       groupCoordinator,
       autoTopicCreation: new AutoTopicCreationManager(this.config, adminZk, registry),
+      quotas,
       brokerEpoch: () => this.brokerEpoch,
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
     });

@@ -18,8 +18,8 @@ import { nowMs, requestLogger } from './network/request-logger';
 
 /** What the network layer does with one request once its handler has answered. */
 export type DispatchOutcome =
-  | { kind: 'send'; chunks: Buffer[]; log?: RequestLogEntry }
-  | { kind: 'none'; log?: RequestLogEntry }
+  | { kind: 'send'; chunks: Buffer[]; log?: RequestLogEntry; throttleMs?: number }
+  | { kind: 'none'; log?: RequestLogEntry; throttleMs?: number }
   | { kind: 'close'; reason: string };
 
 /** Collected only while kafka.request.logger is at DEBUG. */
@@ -94,7 +94,7 @@ export class RequestDispatcher {
       const why = e instanceof ProtocolError ? e.message : String(e);
       return { kind: 'close', reason: `Error getting request for apiKey: ${api.name}, apiVersion: ${header.apiVersion}, correlationId: ${header.correlationId}: ${why}` };
     }
-    const context: RequestContext = { header, connection, requestSize: frame.length };
+    const context: RequestContext = { header, connection, requestSize: frame.length, throttleTimeMs: 0 };
     const logging = requestLogger.isDebugEnabled();
     const dequeueMs = logging ? nowMs() : 0;
     const handler = this.handlers.get(api.key) as AnyHandler;
@@ -107,19 +107,19 @@ export class RequestDispatcher {
     if (result instanceof Promise) {
       const a = api;
       return result.then(
-        (res) => this.finish(a, header, body, res, logging, dequeueMs),
+        (res) => this.finish(a, header, body, res, logging, dequeueMs, context.throttleTimeMs),
         (e) => this.failed(a, header, body, e, logging, dequeueMs),
       );
     }
-    return this.finish(api, header, body, result, logging, dequeueMs);
+    return this.finish(api, header, body, result, logging, dequeueMs, context.throttleTimeMs);
   }
 
-  private finish(api: ApiDefinition, header: RequestHeader, body: unknown, result: unknown, logging: boolean, dequeueMs: number): DispatchOutcome {
+  private finish(api: ApiDefinition, header: RequestHeader, body: unknown, result: unknown, logging: boolean, dequeueMs: number, throttleMs: number): DispatchOutcome {
     if (result === CLOSE_CONNECTION) return { kind: 'close', reason: `${api.name} handler asked to close the connection` };
     const log = logging ? this.logEntry(api, header, body, result, dequeueMs) : undefined;
-    if (result === NO_RESPONSE) return { kind: 'none', log };
+    if (result === NO_RESPONSE) return { kind: 'none', log, throttleMs };
     try {
-      return { kind: 'send', chunks: encodeResponse(api, header.apiVersion, header.correlationId, result), log };
+      return { kind: 'send', chunks: encodeResponse(api, header.apiVersion, header.correlationId, result), log, throttleMs };
     } catch (e) {
       return this.failed(api, header, body, e, logging, dequeueMs);
     }

@@ -5,6 +5,7 @@ import { ZkClient } from './zk-client';
 import { ZkError } from './zk-error';
 import { ZkPaths } from './zk-paths';
 import { ConfigChangeNotificationZNode, ConfigEntityZNode } from './znodes/config-znodes';
+import { sanitize } from './sanitizer';
 import { LeaderIsrAndControllerEpoch, PartitionStateZNode } from './znodes/partition-state';
 import { TopicAssignment, TopicAssignmentZNode } from './znodes/topic-assignment';
 
@@ -127,15 +128,27 @@ export class AdminZk {
     }
   }
 
-  /** Writes the entity's full config and posts a change notification that every broker processes. */
-  async changeTopicConfig(topic: string, config: ReadonlyMap<string, string>): Promise<void> {
-    const path = ZkPaths.configEntity('topics', topic);
+  /** Writes the topic's full config and posts a change notification that every broker processes. */
+  changeTopicConfig(topic: string, config: ReadonlyMap<string, string>): Promise<void> {
+    return this.changeEntityConfig('topics', topic, config);
+  }
+
+  /**
+   * Writes a client id's config (quotas: producer_byte_rate, consumer_byte_rate; `<default>` for every client
+   * without its own) under its sanitized name, as Kafka's AdminZkClient.changeClientIdConfig, and notifies.
+   */
+  changeClientIdConfig(clientId: string, config: ReadonlyMap<string, string>): Promise<void> {
+    return this.changeEntityConfig('clients', clientId === '<default>' ? clientId : sanitize(clientId), config);
+  }
+
+  private async changeEntityConfig(entityType: string, entityName: string, config: ReadonlyMap<string, string>): Promise<void> {
+    const path = ZkPaths.configEntity(entityType, entityName);
     try {
       await this.zk.setData(path, ConfigEntityZNode.encode(config));
     } catch (err) {
       if (!(err instanceof ZkError && err.code === 'NONODE')) throw err;
       await this.zk.createRecursive(path, ConfigEntityZNode.encode(config));
     }
-    await this.zk.createRecursive(ZkPaths.configChangePrefix, ConfigChangeNotificationZNode.encode('topics', topic), 'PERSISTENT_SEQUENTIAL');
+    await this.zk.createRecursive(ZkPaths.configChangePrefix, ConfigChangeNotificationZNode.encode(entityType, entityName), 'PERSISTENT_SEQUENTIAL');
   }
 }

@@ -37,16 +37,27 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
     const slots = uniqueSlots(request);
     if (isFollower) for (const s of slots) updateFollower(ctx, request.replicaId, s);
     const asked = version >= 3 ? request.maxBytes : Number.MAX_SAFE_INTEGER;
-    const maxBytes = Math.min(asked, isFollower ? followerMaxBytes : consumerMaxBytes);
+    const clientId = context.header.clientId ?? '';
+    // A consumer never asks more than its quota lets it have in one window: more would throttle it for sure.
+    const maxBytes = isFollower ? Math.min(asked, followerMaxBytes) : Math.min(asked, consumerMaxBytes, ctx.quotas.fetch.maxValueInQuotaWindow(clientId));
     const minBytes = Math.max(request.minBytes, 1);
-    const bytes = readAll(ctx, slots, maxBytes, version, isFollower);
+    let bytes = readAll(ctx, slots, maxBytes, version, isFollower);
     const hasError = slots.some((s) => s.response.errorCode !== ErrorCode.NONE.code);
     if (bytes < minBytes && !hasError && request.maxWaitMs > 0) {
       // Parked: let go of what was read; only offsets are held while waiting.
       for (const s of slots) s.response.recordSet = EMPTY;
       const satisfied = (): boolean => availableBytes(ctx, slots, isFollower, minBytes) >= minBytes;
       await ctx.replicaManager.watchers.waitUntil(satisfied, () => slots.map((s) => s.tp), request.maxWaitMs);
-      readAll(ctx, slots, maxBytes, version, isFollower);
+      bytes = readAll(ctx, slots, maxBytes, version, isFollower);
+    }
+    if (!isFollower) {
+      const throttleTimeMs = ctx.quotas.fetch.recordAndGetThrottleTimeMs(clientId, bytes);
+      if (throttleTimeMs > 0) {
+        // Over consumer_byte_rate: an empty answer, and the bytes not sent are not counted (Kafka's unrecord).
+        ctx.quotas.fetch.unrecord(clientId, bytes);
+        context.throttleTimeMs = throttleTimeMs;
+        return { throttleTimeMs, errorCode: ErrorCode.NONE.code, sessionId: 0, responses: [] };
+      }
     }
     const byTopic = new Map<string, FetchPartitionResponse[]>();
     for (const s of slots) {

@@ -6,6 +6,7 @@ import { GroupCoordinator } from '../../rebalance/group-coordinator';
 import { AdminZk } from '../../zk/admin-zk';
 import { BrokerRegistryZk } from '../../zk/broker-registry-zk';
 import { AutoTopicCreationManager } from '../auto-topic-creation-manager';
+import { ClientQuotaManager } from '../client-quota-manager';
 import { MetadataCache } from '../metadata-cache';
 import { ReplicaManager } from '../replica-manager';
 
@@ -22,6 +23,8 @@ export interface HandlerContext {
   readonly controller: KafkaController;
   readonly groupCoordinator: GroupCoordinator;
   readonly autoTopicCreation: AutoTopicCreationManager;
+  /** Byte-rate quotas of clients (producer_byte_rate, consumer_byte_rate). */
+  readonly quotas: { readonly produce: ClientQuotaManager; readonly fetch: ClientQuotaManager };
   readonly brokerEpoch: () => number;
   readonly logConfigFor: (topic: string, overrides?: ReadonlyMap<string, string>) => Promise<LogConfig>;
 }

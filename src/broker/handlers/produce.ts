@@ -22,7 +22,7 @@ interface Pending {
  * leader's append; acks=-1 waits until the high watermark passes the batch or the request times out.
  */
 export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceRequest, ProduceResponse> {
-  return async (request) => {
+  return async (request, context) => {
     const acks = request.acks;
     const pending: Pending[] = [];
     const byTopic = new Map<string, ProducePartitionResponse[]>();
@@ -76,9 +76,12 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
       }
     }
     const responses = [...byTopic].map(([name, partitionResponses]) => ({ name, partitionResponses }));
+    // The whole request counts against producer_byte_rate, acks=0 included (Kafka's KafkaApis.handleProduceRequest).
+    const throttleTimeMs = ctx.quotas.produce.recordAndGetThrottleTimeMs(context.header.clientId ?? '', context.requestSize);
+    context.throttleTimeMs = throttleTimeMs;
     if (acks === 0) return responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== ErrorCode.NONE.code)) ? CLOSE_CONNECTION : NO_RESPONSE;
     if (acks === -1) await awaitReplication(ctx, pending, request.timeoutMs);
-    return { responses, throttleTimeMs: 0 };
+    return { responses, throttleTimeMs };
   };
 }
 

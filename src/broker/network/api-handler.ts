@@ -30,6 +30,11 @@ export interface RequestContext {
   readonly connection: ConnectionContext;
   /** Size of the request frame in bytes (without the size prefix). */
   readonly requestSize: number;
+  /**
+   * Set by a handler whose client went over its quota: the connection stays muted this long after the response
+   * (KIP-219), also when there is no response (acks=0).
+   */
+  throttleTimeMs: number;
 }
 
 /**

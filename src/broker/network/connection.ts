@@ -187,6 +187,8 @@ export class Connection {
     } else if (outcome.log !== undefined) {
       this.logCallback(outcome, startMs, sendStartMs)();
     }
+    // Over its quota: the channel stays muted for the throttle time, then reads on (KIP-219).
+    if ((outcome.throttleMs ?? 0) > 0) this.throttleFor(outcome.throttleMs as number);
     if (this.socket.writableNeedDrain) this.socket.once('drain', () => this.responseSent());
     else this.responseSent();
   }
