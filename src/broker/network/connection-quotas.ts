@@ -9,6 +9,11 @@ export interface ConnectionQuotaConfig {
   readonly maxConnectionsPerIpOverrides: ReadonlyMap<string, number>;
   /** max.connection.creation.rate: new connections per second, over the broker. */
   readonly maxConnectionCreationRate: number;
+  /**
+   * The inter-broker listener when the broker has several listeners (Kafka's protectedListener, KIP-402/612):
+   * the broker-wide limits do not apply to it, so that clients cannot lock the brokers out of each other.
+   */
+  readonly protectedListener?: string;
 }
 
 /** Why a new connection was refused. */
@@ -41,16 +46,18 @@ export class ConnectionQuotas {
     return this.perIp.get(ip) ?? 0;
   }
 
-  /** Counts a new connection from `ip`, or says which limit refuses it (and counts nothing). */
-  tryAccept(ip: string): ConnectionRefusal | undefined {
+  /** Counts a new connection from `ip` on `listener`, or says which limit refuses it (and counts nothing). */
+  tryAccept(ip: string, listener: string): ConnectionRefusal | undefined {
     const limit = this.config.maxConnectionsPerIpOverrides.get(ip) ?? this.config.maxConnectionsPerIp;
     if (this.count(ip) >= limit) return { reason: 'per-ip', limit };
-    if (this.total >= this.config.maxConnections) return { reason: 'broker', limit: this.config.maxConnections };
-    const now = this.clock.nowMs();
-    while (this.recent.length > 0 && (this.recent[0] as number) <= now - 1000) this.recent.shift();
-    if (this.recent.length >= this.config.maxConnectionCreationRate) return { reason: 'rate', limit: this.config.maxConnectionCreationRate };
-    // The window only needs to remember as many accepts as the rate allows.
-    if (this.config.maxConnectionCreationRate < 2147483647) this.recent.push(now);
+    if (listener !== this.config.protectedListener) {
+      if (this.total >= this.config.maxConnections) return { reason: 'broker', limit: this.config.maxConnections };
+      const now = this.clock.nowMs();
+      while (this.recent.length > 0 && (this.recent[0] as number) <= now - 1000) this.recent.shift();
+      if (this.recent.length >= this.config.maxConnectionCreationRate) return { reason: 'rate', limit: this.config.maxConnectionCreationRate };
+      // The window only needs to remember as many accepts as the rate allows.
+      if (this.config.maxConnectionCreationRate < 2147483647) this.recent.push(now);
+    }
     this.perIp.set(ip, this.count(ip) + 1);
     this.total++;
     return undefined;

@@ -19,6 +19,7 @@ export function socketServerOptions(config: KafkaConfig, clock?: Clock): SocketS
     maxConnectionsPerIp: config.get('max.connections.per.ip'),
     maxConnectionsPerIpOverrides: config.maxConnectionsPerIpOverrides,
     maxConnectionCreationRate: config.get('max.connection.creation.rate'),
+    interBrokerListenerName: config.interBrokerListenerName,
     ...(clock === undefined ? {} : { clock }),
   };
 }

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_REQUEST_BYTES } from '../../protocol/framing';
 import { RequestDispatcher } from '../request-dispatcher';
 import { Connection, ConnectionLimits } from './connection';
 import { ConnectionQuotas, ConnectionRefusal } from './connection-quotas';
+import { DescriptorHeadroom } from './descriptor-headroom';
 import { MemoryPool } from './memory-pool';
 import { RequestChannel } from './request-channel';
 
@@ -35,6 +36,8 @@ export interface SocketServerOptions {
   maxConnectionsPerIpOverrides?: ReadonlyMap<string, number>;
   /** max.connection.creation.rate: new connections per second (default unbounded). */
   maxConnectionCreationRate?: number;
+  /** inter.broker.listener.name: exempt from the broker-wide limits when there are other listeners. */
+  interBrokerListenerName?: string;
   clock?: Clock;
   /** socket.receive.buffer.bytes / socket.send.buffer.bytes are OS-managed in Node and not applied. */
 }
@@ -43,6 +46,8 @@ interface BoundListener {
   endPoint: EndPoint;
   server: Server;
   port: number;
+  /** Not listening for now: out of file descriptors, waiting for some to free up. */
+  paused?: boolean;
 }
 
 /** How often a refused-connection line is repeated at most (with the count since the last one). */
@@ -76,12 +81,14 @@ export class SocketServer {
   private readonly refusals = new Map<string, { count: number; lastLogMs: number }>();
   private readonly retries = new Set<TimerHandle>();
   private stopped = false;
+  private readonly headroom: DescriptorHeadroom;
 
   constructor(
     private readonly options: SocketServerOptions,
     private readonly dispatcher: RequestDispatcher,
   ) {
     this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.headroom = new DescriptorHeadroom(this.clock);
     this.limits = {
       maxRequestBytes: options.socketRequestMaxBytes ?? DEFAULT_MAX_REQUEST_BYTES,
       idleTimeoutMs: options.connectionsMaxIdleMs ?? 600000,
@@ -100,6 +107,7 @@ export class SocketServer {
         maxConnectionsPerIp: this.options.maxConnectionsPerIp ?? INT_MAX,
         maxConnectionsPerIpOverrides: await resolveOverrides(this.options.maxConnectionsPerIpOverrides ?? new Map()),
         maxConnectionCreationRate: this.options.maxConnectionCreationRate ?? INT_MAX,
+        ...(this.options.listeners.length > 1 && this.options.interBrokerListenerName !== undefined ? { protectedListener: this.options.interBrokerListenerName } : {}),
       },
       this.clock,
     );
@@ -141,7 +149,13 @@ export class SocketServer {
       this.acceptorLogger.error(`Error occurred while accepting connections on ${listener.endPoint.listenerName}`, e);
       return;
     }
-    this.logRefusal('fds', () => `Too many open files (${e.code}): not accepting new connections on ${listener.endPoint.listenerName} for now`);
+    this.stopAccepting(listener, `Too many open files (${e.code}): not accepting new connections on ${listener.endPoint.listenerName} for now`);
+  }
+
+  private stopAccepting(listener: BoundListener, why: string): void {
+    this.logRefusal('fds', () => why);
+    if (listener.paused) return;
+    listener.paused = true;
     const server = listener.server;
     server.removeAllListeners('error');
     server.on('error', () => undefined);
@@ -153,8 +167,15 @@ export class SocketServer {
     const timer = this.clock.setTimer(() => {
       this.retries.delete(timer);
       if (this.stopped) return;
+      if (!this.headroom.recovered()) {
+        this.retryListen(listener);
+        return;
+      }
       this.listen(listener, listener.port).then(
-        () => this.acceptorLogger.info(`Accepting connections on ${listener.endPoint.listenerName} again`),
+        () => {
+          listener.paused = false;
+          this.acceptorLogger.info(`Accepting connections on ${listener.endPoint.listenerName} again`);
+        },
         () => this.retryListen(listener),
       );
     }, EMFILE_BACKOFF_MS);
@@ -191,7 +212,16 @@ export class SocketServer {
 
   private accept(socket: Socket, endPoint: EndPoint): void {
     const remote = socket.remoteAddress ?? 'unknown';
-    const refusal = this.quotas?.tryAccept(remote);
+    const fds = this.headroom.exhausted();
+    if (fds !== undefined) {
+      socket.destroy();
+      const listener = this.bound.find((b) => b.endPoint === endPoint);
+      const why = `Too many open files (${fds.open} of ${fds.limit} descriptors in use, ${this.headroom.reserve} kept for the log): not accepting new connections on ${endPoint.listenerName} for now`;
+      if (listener === undefined) this.logRefusal('fds', () => why);
+      else this.stopAccepting(listener, why);
+      return;
+    }
+    const refusal = this.quotas?.tryAccept(remote, endPoint.listenerName);
     if (refusal !== undefined) {
       socket.destroy();
       this.logRefusal(refusal.reason, () => refusalMessage(remote, refusal));
