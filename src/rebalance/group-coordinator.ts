@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { tpString } from '../common/topic-partition';
 import { ErrorCode, ErrorName } from '../common/error-codes';
 import { getLogger } from '../common/logging/logging';
+import { mapBounded } from '../common/map-bounded';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { GroupMetadata } from './group-metadata';
 import { GroupState } from './group-state';
@@ -492,7 +493,7 @@ export class GroupCoordinator {
       if (this.isCoordinatorFor(g.groupId) && !g.is('Dead')) result.set(g.groupId, { groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state });
     }
     const stored = (await this.deps.offsetStore.allGroups()).filter((g) => !result.has(g) && this.isCoordinatorFor(g));
-    const withOffsets = await Promise.all(stored.map((g) => this.deps.offsetStore.hasOffsets(g)));
+    const withOffsets = await mapBounded(stored, (g) => this.deps.offsetStore.hasOffsets(g));
     stored.forEach((g, i) => {
       if (withOffsets[i]) result.set(g, { groupId: g, protocolType: '', state: 'Empty' });
     });
@@ -526,20 +527,18 @@ export class GroupCoordinator {
 
   /** Deletes groups that have no members: their state here and their offsets in ZooKeeper. */
   async deleteGroups(groupIds: string[]): Promise<{ groupId: string; errorCode: number }[]> {
-    return Promise.all(
-      groupIds.map(async (groupId) => {
-        const error = this.checkCoordinator(groupId);
-        if (error !== null) return { groupId, errorCode: ErrorCode[error].code };
-        const group = this.groups.get(groupId);
-        if (group !== undefined && !group.is('Empty') && !group.is('Dead')) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP.code };
-        if ((await this.deps.offsetStore.registeredConsumers(groupId)).length > 0) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP.code };
-        const stored = await this.deps.offsetStore.groupExists(groupId);
-        if (group === undefined && !stored) return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND.code };
-        if (group !== undefined) this.unload(group, 'COORDINATOR_NOT_AVAILABLE');
-        await this.deps.offsetStore.deleteGroup(groupId);
-        log.info(`Group ${groupId} deleted`);
-        return { groupId, errorCode: ErrorCode.NONE.code };
-      }),
-    );
+    return mapBounded(groupIds, async (groupId) => {
+      const error = this.checkCoordinator(groupId);
+      if (error !== null) return { groupId, errorCode: ErrorCode[error].code };
+      const group = this.groups.get(groupId);
+      if (group !== undefined && !group.is('Empty') && !group.is('Dead')) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP.code };
+      if ((await this.deps.offsetStore.registeredConsumers(groupId)).length > 0) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP.code };
+      const stored = await this.deps.offsetStore.groupExists(groupId);
+      if (group === undefined && !stored) return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND.code };
+      if (group !== undefined) this.unload(group, 'COORDINATOR_NOT_AVAILABLE');
+      await this.deps.offsetStore.deleteGroup(groupId);
+      log.info(`Group ${groupId} deleted`);
+      return { groupId, errorCode: ErrorCode.NONE.code };
+    });
   }
 }

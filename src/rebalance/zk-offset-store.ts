@@ -1,3 +1,4 @@
+import { mapBounded } from '../common/map-bounded';
 import { ZkClient } from '../zk/zk-client';
 import { ZkError } from '../zk/zk-error';
 import { ZkPaths } from '../zk/zk-paths';
@@ -17,19 +18,18 @@ function isCode(err: unknown, code: string): boolean {
  * Committed offsets in ZooKeeper at `/consumers/<group>/offsets/<topic>/<partition>` (decimal text, the next
  * offset to consume), the store shared by the group coordinator and the ZooKeeper-based consumer so that each
  * reads what the other committed. Many partitions are written at once: the requests are pipelined on the one
- * session rather than awaited in series.
+ * session rather than awaited in series, at most DEFAULT_FAN_OUT per request at a time (Kafka writes them one by
+one), so a request naming millions of partitions cannot start millions of calls.
  */
 export class ZkOffsetStore {
   constructor(private readonly zk: ZkClient) {}
 
   /** Writes every offset; resolves with the error (or null) of each, in order. */
   async commit(group: string, offsets: readonly TopicPartitionOffset[]): Promise<(Error | null)[]> {
-    return Promise.all(
-      offsets.map((o) =>
-        this.write(ZkPaths.consumerOffset(group, o.topic, o.partition), ConsumerOffsetZNode.encode(o.offset)).then(
-          () => null,
-          (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-        ),
+    return mapBounded(offsets, (o) =>
+      this.write(ZkPaths.consumerOffset(group, o.topic, o.partition), ConsumerOffsetZNode.encode(o.offset)).then(
+        () => null,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
       ),
     );
   }
@@ -58,15 +58,17 @@ export class ZkOffsetStore {
   }
 
   async fetchMany(group: string, partitions: readonly { topic: string; partition: number }[]): Promise<number[]> {
-    return Promise.all(partitions.map((p) => this.fetch(group, p.topic, p.partition)));
+    return mapBounded(partitions, (p) => this.fetch(group, p.topic, p.partition));
   }
 
   /** Every committed offset of a group: topic -> partition -> offset. */
   async fetchAll(group: string): Promise<Map<string, Map<number, number>>> {
     const result = new Map<string, Map<number, number>>();
     const topics = (await this.zk.getChildren(`${ZkPaths.consumerGroup(group)}/offsets`)) ?? [];
-    await Promise.all(
-      topics.map(async (topic) => {
+    // Topics a few at a time: each fans out over its partitions in turn.
+    await mapBounded(
+      topics,
+      async (topic) => {
         const partitions = ((await this.zk.getChildren(ZkPaths.consumerOffsets(group, topic))) ?? []).map(Number).filter((p) => Number.isInteger(p));
         const offsets = await this.fetchMany(group, partitions.map((partition) => ({ topic, partition })));
         const byPartition = new Map<number, number>();
@@ -74,7 +76,8 @@ export class ZkOffsetStore {
           if (offsets[i]! >= 0) byPartition.set(p, offsets[i]!);
         });
         if (byPartition.size > 0) result.set(topic, byPartition);
-      }),
+      },
+      4,
     );
     return result;
   }

@@ -1,5 +1,6 @@
 import { ErrorCode, ErrorName } from '../../common/error-codes';
 import { GROUP_METADATA_TOPIC_NAME } from '../../common/topic';
+import { mapBounded } from '../../common/map-bounded';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../../protocol/apis/delete-groups';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../../protocol/apis/describe-groups';
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../protocol/apis/find-coordinator';
@@ -145,7 +146,7 @@ export function createSyncGroupHandler(ctx: HandlerContext): ApiHandler<SyncGrou
 
 export function createDescribeGroupsHandler(ctx: HandlerContext): ApiHandler<DescribeGroupsRequest, DescribeGroupsResponse> {
   return async (request) => {
-    const groups = await Promise.all(request.groups.map((g) => ctx.groupCoordinator.describeGroup(g)));
+    const groups = await mapBounded(request.groups, (g) => ctx.groupCoordinator.describeGroup(g));
     return {
       throttleTimeMs: 0,
       groups: groups.map((g) => ({
