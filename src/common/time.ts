@@ -15,7 +15,7 @@ export interface Clock {
   /** A monotonic clock in fractional milliseconds (Kafka's Time.hiResClockMs), for measuring durations. */
   hiResClockMs(): number;
   /** Runs `callback` once after `delayMs` (0 = as soon as possible). */
-  setTimer(callback: () => void, delayMs: number): TimerHandle;
+  setTimer(callback: () => void | Promise<unknown>, delayMs: number): TimerHandle;
   /**
    * Resolves after `delayMs` of this clock's time, or at once when `signal` aborts (a loop's wake-up or stop);
    * it never rejects.
@@ -40,13 +40,15 @@ export class SystemClock implements Clock {
     return performance.now();
   }
 
-  setTimer(callback: () => void, delayMs: number): TimerHandle {
+  setTimer(callback: () => void | Promise<unknown>, delayMs: number): TimerHandle {
     const timer = setTimeout(() => {
       // A timer's failure is its owner's bug, logged here; it must not reach the process (see kafka-main).
+      const failed = (err: unknown): void => timerLog.error('Uncaught exception in a timer', err);
       try {
-        callback();
+        const result = callback();
+        if (result instanceof Promise) result.catch(failed);
       } catch (err) {
-        timerLog.error('Uncaught exception in a timer', err);
+        failed(err);
       }
     }, clampDelay(delayMs));
     timer.unref();

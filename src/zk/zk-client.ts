@@ -23,7 +23,8 @@ export type CreateMode = 'PERSISTENT' | 'EPHEMERAL' | 'PERSISTENT_SEQUENTIAL' | 
 
 /** What fired a one-shot watch. `session` means the watch was lost with the session. */
 export type WatchEventType = 'created' | 'deleted' | 'changed' | 'child' | 'session';
-export type Watcher = (event: WatchEventType, path: string) => void;
+/** A watch callback; a promise it returns is awaited for its failure only (logged, never reaching the process). */
+export type Watcher = (event: WatchEventType, path: string) => void | Promise<unknown>;
 
 export interface ZkClientOptions {
   connectString: string;
@@ -245,10 +246,12 @@ export class ZkClient {
 
   private wrapWatcher(watcher: Watcher): Callback {
     return (type: unknown, _state: unknown, path: unknown) => {
+      const failed = (err: unknown): void => this.log.error('Error in a ZooKeeper watcher', err);
       try {
-        watcher(EVENT_TYPES[type as number] ?? 'session', String(path ?? ''));
+        const result = watcher(EVENT_TYPES[type as number] ?? 'session', String(path ?? ''));
+        if (result instanceof Promise) result.catch(failed);
       } catch (err) {
-        this.log.error('Error in a ZooKeeper watcher', err);
+        failed(err);
       }
     };
   }

@@ -3,7 +3,7 @@ import { Clock, sleepOn, TimerHandle } from '../../src/common/time';
 interface PendingTimer {
   readonly id: number;
   readonly dueMs: number;
-  readonly callback: () => void;
+  readonly callback: () => void | Promise<unknown>;
   cancelled: boolean;
 }
 
@@ -29,7 +29,7 @@ export class MockClock implements Clock {
     return this.now;
   }
 
-  setTimer(callback: () => void, delayMs: number): TimerHandle {
+  setTimer(callback: () => void | Promise<unknown>, delayMs: number): TimerHandle {
     const timer: PendingTimer = { id: this.nextId++, dueMs: this.now + Math.max(0, delayMs), callback, cancelled: false };
     this.timers.push(timer);
     return { cancel: () => void (timer.cancelled = true) };
@@ -50,7 +50,7 @@ export class MockClock implements Clock {
       if (next === undefined) break;
       next.cancelled = true;
       this.now = Math.max(this.now, next.dueMs);
-      next.callback();
+      void next.callback();
     }
     this.now = target;
   }

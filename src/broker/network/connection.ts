@@ -238,7 +238,7 @@ export class Connection {
     if (this.socket.writableLength > 0) {
       // Let responses already written for earlier requests reach the client, then close; never wait long.
       this.socket.end();
-      this.clock.setTimer(() => this.socket.destroy(), 1000);
+      this.clock.setTimer(() => void this.socket.destroy(), 1000);
     } else {
       this.socket.destroy();
     }
