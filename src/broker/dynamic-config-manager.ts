@@ -6,7 +6,9 @@ import { LogManager } from '../log/log-manager';
 import { ZkClient } from '../zk/zk-client';
 import { ZkPaths } from '../zk/zk-paths';
 import { watchChildren, ZkWatch } from '../zk/zk-watch';
-import { ConfigChangeNotificationZNode, ConfigEntityZNode } from '../zk/znodes/config-znodes';
+import { ConfigChangeNotificationZNode } from '../zk/znodes/config-znodes';
+import { readTopicOverrides } from '../zk/admin-zk';
+import { topicNameError } from '../common/topic';
 
 const CHANGE_EXPIRATION_MS = 15 * 60 * 1000;
 
@@ -39,16 +41,34 @@ export class DynamicConfigManager {
     this.watch?.close();
   }
 
-  /** The topic's effective config: broker defaults with /config/topics/<topic> (or `overrides`) on top. */
+  /**
+   * The topic's effective config: broker defaults with /config/topics/<topic> (or `overrides`, which must all be
+   * valid) on top. A stored override whose value is invalid is logged and left out, so that a bad znode cannot
+   * keep the topic's logs from being created (Kafka would fail the LeaderAndIsr for them).
+   */
   async logConfigFor(topic: string, overrides?: ReadonlyMap<string, string>): Promise<LogConfig> {
-    const own = overrides ?? (await this.topicOverrides(topic));
-    return createLogConfig(this.brokerDefaults, own);
+    if (overrides !== undefined) return createLogConfig(this.brokerDefaults, overrides);
+    const stored = await this.topicOverrides(topic);
+    try {
+      return createLogConfig(this.brokerDefaults, stored);
+    } catch {
+      const usable = new Map<string, string>();
+      for (const [key, value] of stored) {
+        try {
+          createLogConfig(this.brokerDefaults, new Map([[key, value]]));
+          usable.set(key, value);
+        } catch (err) {
+          this.log.error(`Ignoring invalid config ${key}=${value} of topic ${topic} at ${ZkPaths.configEntity('topics', topic)}: ${(err as Error).message}`);
+        }
+      }
+      return createLogConfig(this.brokerDefaults, usable);
+    }
   }
 
   private async topicOverrides(topic: string): Promise<Map<string, string>> {
     const path = ZkPaths.configEntity('topics', topic);
     const node = await this.zk.getData(path);
-    return node === null ? new Map() : ConfigEntityZNode.decode(path, node.data);
+    return node === null ? new Map() : readTopicOverrides(path, node.data);
   }
 
   private async process(children: string[]): Promise<void> {
@@ -62,9 +82,14 @@ export class DynamicConfigManager {
         this.lastProcessed = seq;
         try {
           const { entityType, entityName } = ConfigChangeNotificationZNode.decode(path, node.data);
-          if (entityType === 'topics') await this.applyTopicConfig(entityName);
+          if (entityType === 'topics') {
+            const nameError = topicNameError(entityName);
+            if (nameError !== undefined) throw new Error(`Invalid topic in entity_path topics/${entityName}: ${nameError}`);
+            await this.applyTopicConfig(entityName);
+          }
         } catch (err) {
-          this.log.error(`Error processing config change notification ${path}`, err);
+          // Kafka's ZkNodeChangeNotificationListener: logged, and the listener goes on with the next notification.
+          this.log.error(`error processing change notification ${node.data?.toString('utf8').slice(0, 500) ?? ''} from ${path}`, err);
         }
       }
       if (this.clock.nowMs() - node.stat.ctime > CHANGE_EXPIRATION_MS) await this.zk.delete(path).catch(() => undefined);
