@@ -10,7 +10,7 @@ interface FakeNode {
  * An in-memory ZooKeeper for unit tests of the code that reads and writes znodes (ControllerZk, AdminZk,
  * BrokerRegistryZk, ZkOffsetStore ...): the subset of ZkClient they use, with ZooKeeper's semantics for
  * versions (setData bumps `version`, conditional setData/delete answer BADVERSION), czxids, ephemeral owners,
- * NONODE for a missing parent and NODEEXISTS. No watches: tests call the code directly. Cast it where a
+ * NONODE for a missing parent and NODEEXISTS. Watches are accepted and never fire: tests drive the events. Cast it where a
  * ZkClient is wanted with `fake.client`.
  */
 export class FakeZk {
@@ -20,6 +20,15 @@ export class FakeZk {
 
   get client(): ZkClient {
     return this as unknown as ZkClient;
+  }
+
+  /** Sessions never expire here. */
+  onBeforeSessionReinitialized(): () => void {
+    return () => undefined;
+  }
+
+  onSessionReinitialized(): () => void {
+    return () => undefined;
   }
 
   /** Puts a node in place (parents too), as someone else wrote it; `owner` makes it ephemeral of that session. */

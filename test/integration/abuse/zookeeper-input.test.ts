@@ -3,6 +3,7 @@ import { BrokerConnection } from '../../../src/client/broker-connection';
 import { CreatePartitionsApi } from '../../../src/protocol/apis/create-partitions';
 import { MetadataApi } from '../../../src/protocol/apis/metadata';
 import { ErrorCode } from '../../../src/common/error-codes';
+import { ZookeeperConsumer } from '../../../src/rebalance/zookeeper-consumer';
 import { TestCluster } from '../../helpers/test-cluster';
 import { waitUntil } from '../../helpers/wait-until';
 
@@ -233,6 +234,25 @@ describe('junk in ZooKeeper on a 3-broker cluster', () => {
       message: 'every broker to apply the later change',
     });
     await roundTrip();
+  });
+
+  it('a junk ZooKeeper-consumer registration leaves that member out; the others consume everything', async () => {
+    const topic = await roundTrip();
+    const group = `zk-junk-${topic}`;
+    await write(`/consumers/${group}/ids/${group}_ghost`, JUNK);
+    const consumer = new ZookeeperConsumer({ zkConnect: cluster.zkConnect, groupId: group, topics: [topic], autoOffsetReset: 'smallest', rebalanceBackoffMs: 200, rebalanceMaxRetries: 10 });
+    try {
+      await consumer.start();
+      const seen: string[] = [];
+      const deadline = Date.now() + 30000;
+      while (seen.length < 3 && Date.now() < deadline) for (const r of await consumer.poll()) seen.push(r.value?.toString() ?? '');
+      expect(seen.sort()).toEqual(['one', 'three', 'two']);
+      expect(consumer.assignment.map((tp) => tp.partition).sort()).toEqual([0, 1]);
+      expect(allLogs()).not.toMatch(/can't rebalance/);
+    } finally {
+      await consumer.close();
+    }
+    await brokersAlive();
   });
 
   it('a junk committed offset is no offset: the group starts from its reset policy', async () => {
