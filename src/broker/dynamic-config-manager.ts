@@ -8,6 +8,8 @@ import { ZkPaths } from '../zk/zk-paths';
 import { watchChildren, ZkWatch } from '../zk/zk-watch';
 import { ConfigChangeNotificationZNode, ConfigEntityZNode } from '../zk/znodes/config-znodes';
 import { desanitize } from '../zk/sanitizer';
+import { readTopicOverrides } from '../zk/admin-zk';
+import { topicNameError } from '../common/topic';
 import { ClientQuotaManager, DEFAULT_ENTITY_NAME } from './client-quota-manager';
 
 const CHANGE_EXPIRATION_MS = 15 * 60 * 1000;
@@ -51,16 +53,34 @@ export class DynamicConfigManager {
     this.watch?.close();
   }
 
-  /** The topic's effective config: broker defaults with /config/topics/<topic> (or `overrides`) on top. */
+  /**
+   * The topic's effective config: broker defaults with /config/topics/<topic> (or `overrides`, which must all be
+   * valid) on top. A stored override whose value is invalid is logged and left out, so that a bad znode cannot
+   * keep the topic's logs from being created (Kafka would fail the LeaderAndIsr for them).
+   */
   async logConfigFor(topic: string, overrides?: ReadonlyMap<string, string>): Promise<LogConfig> {
-    const own = overrides ?? (await this.topicOverrides(topic));
-    return createLogConfig(this.brokerDefaults, own);
+    if (overrides !== undefined) return createLogConfig(this.brokerDefaults, overrides);
+    const stored = await this.topicOverrides(topic);
+    try {
+      return createLogConfig(this.brokerDefaults, stored);
+    } catch {
+      const usable = new Map<string, string>();
+      for (const [key, value] of stored) {
+        try {
+          createLogConfig(this.brokerDefaults, new Map([[key, value]]));
+          usable.set(key, value);
+        } catch (err) {
+          this.log.error(`Ignoring invalid config ${key}=${value} of topic ${topic} at ${ZkPaths.configEntity('topics', topic)}: ${(err as Error).message}`);
+        }
+      }
+      return createLogConfig(this.brokerDefaults, usable);
+    }
   }
 
   private async topicOverrides(topic: string): Promise<Map<string, string>> {
     const path = ZkPaths.configEntity('topics', topic);
     const node = await this.zk.getData(path);
-    return node === null ? new Map() : ConfigEntityZNode.decode(path, node.data);
+    return node === null ? new Map() : readTopicOverrides(path, node.data);
   }
 
   private async process(children: string[]): Promise<void> {
@@ -74,10 +94,14 @@ export class DynamicConfigManager {
         this.lastProcessed = seq;
         try {
           const { entityType, entityName } = ConfigChangeNotificationZNode.decode(path, node.data);
-          if (entityType === 'topics') await this.applyTopicConfig(entityName);
-          else if (entityType === 'clients') await this.applyClientConfig(entityName);
+          if (entityType === 'topics') {
+            const nameError = topicNameError(entityName);
+            if (nameError !== undefined) throw new Error(`Invalid topic in entity_path topics/${entityName}: ${nameError}`);
+            await this.applyTopicConfig(entityName);
+          } else if (entityType === 'clients') await this.applyClientConfig(entityName);
         } catch (err) {
-          this.log.error(`Error processing config change notification ${path}`, err);
+          // Kafka's ZkNodeChangeNotificationListener: logged, and the listener goes on with the next notification.
+          this.log.error(`error processing change notification ${node.data?.toString('utf8').slice(0, 500) ?? ''} from ${path}`, err);
         }
       }
       if (this.clock.nowMs() - node.stat.ctime > CHANGE_EXPIRATION_MS) await this.zk.delete(path).catch(() => undefined);
@@ -86,7 +110,10 @@ export class DynamicConfigManager {
 
   private async loadClientConfigs(): Promise<void> {
     if (this.quotas === undefined) return;
-    for (const sanitized of (await this.zk.getChildren(ZkPaths.configEntityType('clients'))) ?? []) await this.applyClientConfig(sanitized);
+    for (const sanitized of (await this.zk.getChildren(ZkPaths.configEntityType('clients'))) ?? []) {
+      // One unreadable entity must not keep the broker from starting, nor the others from loading.
+      await this.applyClientConfig(sanitized).catch((err: unknown) => this.log.error(`Error loading the config of clients/${sanitized}`, err));
+    }
   }
 
   /** `/config/clients/<sanitized client id>`: producer_byte_rate and consumer_byte_rate (Kafka's ClientIdConfigHandler). */

@@ -5,6 +5,7 @@ import { KafkaConfig } from '../common/config/kafka-config';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
+import { topicNameError } from '../common/topic';
 import { LogConfig } from '../common/config/log-config';
 import { LogManager } from '../log/log-manager';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/apis/leader-and-isr';
@@ -171,6 +172,10 @@ export class ReplicaManager {
           `Ignoring LeaderAndIsr request from controller ${cid} with correlation id ${correlationId} epoch ${ce} for partition ${tpString(tp)} since its associated leader epoch ${s.leaderEpoch} matches the current leader epoch`,
         );
         result(s, ErrorCode.STALE_CONTROLLER_EPOCH.code);
+      } else if (topicNameError(s.topicName) !== undefined) {
+        // The name becomes a log directory name: an illegal one (say "..") is never created, whoever sent it.
+        this.stateChangeLog.error(`Ignoring LeaderAndIsr request from controller ${cid} with correlation id ${correlationId} epoch ${ce} for partition ${tpString(tp)}: ${topicNameError(s.topicName)}`);
+        result(s, ErrorCode.INVALID_TOPIC_EXCEPTION.code);
       } else if (!s.replicas.includes(this.o.brokerId)) {
         result(s, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code);
       } else if (s.leader === this.o.brokerId) {

@@ -147,7 +147,11 @@ export class KafkaController implements ControllerEventProcessor {
         await this.maybeResign();
         return this.elect();
       case 'ControllerChange':
-        return this.maybeResign();
+        // /controller changed: resign if it is no longer ours. If it now names no controller (its data is
+        // unreadable), elect: the election removes such a node instead of waiting for it forever.
+        await this.maybeResign();
+        if (this.activeControllerId === -1) await this.elect();
+        return;
       case 'BrokerChange':
         return this.active.brokerChange.process();
       case 'TopicChange':
@@ -464,16 +468,21 @@ export class KafkaController implements ControllerEventProcessor {
   private async processIsrChangeNotification(): Promise<void> {
     const children = (await this.deps.zk.getChildren(ZkPaths.isrChangeNotification)) ?? [];
     if (children.length === 0) return;
-    const partitions = await this.czk.readPartitionNotifications(ZkPaths.isrChangeNotification, children);
-    const known = partitions.filter((tp) => this.context.replicasFor(tp).length > 0);
-    for (const tp of known) {
-      const state = await this.czk.getPartitionState(tp.topic, tp.partition);
-      if (state !== null) this.context.leadership.set(tpString(tp), state);
+    let known: TopicPartition[] = [];
+    try {
+      const partitions = await this.czk.readPartitionNotifications(ZkPaths.isrChangeNotification, children);
+      known = partitions.filter((tp) => this.context.replicasFor(tp).length > 0);
+      for (const tp of known) {
+        const state = await this.czk.getPartitionState(tp.topic, tp.partition);
+        if (state !== null) this.context.leadership.set(tpString(tp), state);
+      }
+      const brokers = [...this.context.liveOrShuttingDownBrokerIds()];
+      this.log.debug(`Sending MetadataRequest to Brokers: List(${brokers.join(', ')}) for TopicPartitions: List(${known.map(tpString).join(', ')})`);
+      this.active.sendUpdateMetadataRequest(brokers, known);
+    } finally {
+      // As Kafka: the notifications go whatever happened to them (an unreadable one must not stay forever).
+      await this.czk.deleteChildren(ZkPaths.isrChangeNotification, children);
     }
-    const brokers = [...this.context.liveOrShuttingDownBrokerIds()];
-    this.log.debug(`Sending MetadataRequest to Brokers: List(${brokers.join(', ')}) for TopicPartitions: List(${known.map(tpString).join(', ')})`);
-    this.active.sendUpdateMetadataRequest(brokers, known);
-    await this.czk.deleteChildren(ZkPaths.isrChangeNotification, children);
     await this.active.reassignment.onIsrChange(known);
   }
 

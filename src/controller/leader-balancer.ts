@@ -35,8 +35,12 @@ export class LeaderBalancer {
         partitions.push(tp);
       }
     }
-    await this.elect(partitions, 'ZkTriggered');
-    await this.czk.deleteIfExists(ZkPaths.preferredReplicaElection);
+    try {
+      await this.elect(partitions, 'ZkTriggered');
+    } finally {
+      // Kafka's onReplicaElection removes the request however the election went (unreadable ones included).
+      await this.czk.deleteIfExists(ZkPaths.preferredReplicaElection);
+    }
   }
 
   async processAutomatic(): Promise<void> {

@@ -13,6 +13,14 @@ function replicaAssignment(replicas: readonly number[], adding: readonly number[
   return `ReplicaAssignment(replicas=${replicas.join(',')}, addingReplicas=${adding.join(',')}, removingReplicas=${removing.join(',')})`;
 }
 
+/** Why a reassignment's target replicas cannot be used, in the words of Kafka's validateReplicas; undefined if they can. */
+export function invalidTargetReplicas(replicas: readonly number[]): string | undefined {
+  if (replicas.length === 0) return 'Empty replica list specified in partition reassignment.';
+  if (new Set(replicas).size !== replicas.length) return `Duplicate replica ids in partition reassignment replica list: List(${replicas.join(', ')})`;
+  if (replicas.some((r) => r < 0)) return `Invalid broker id in replica list: List(${replicas.join(', ')})`;
+  return undefined;
+}
+
 /**
  * Partition reassignment requested through /admin/reassign_partitions (Kafka 2.4+'s algorithm, ZooKeeper-
  * triggered). The assignment first grows to TRS ∪ ORS so the new replicas start fetching; once every target
@@ -36,12 +44,20 @@ export class PartitionReassignment {
     try {
       requests = ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data);
     } catch (err) {
-      this.log.error('Ignoring an unreadable /admin/reassign_partitions', err);
+      // Kafka 2.8 logs this and ignores the node, which then blocks every later reassignment: it goes instead.
+      this.log.warn(`Ignoring partition reassignment due to invalid json: ${(err as Error).message}. Deleting zk path ${ZkPaths.reassignPartitions}`);
       await this.czk.deleteIfExists(ZkPaths.reassignPartitions);
       return;
     }
     for (const r of requests) {
       const tp = { topic: r.topic, partition: r.partition };
+      const invalid = invalidTargetReplicas(r.replicas);
+      if (invalid !== undefined) {
+        // The checks of Kafka's validateReplicas (AlterPartitionReassignments), applied to the ZooKeeper request.
+        this.log.warn(`Skipping reassignment of ${tpString(tp)}: ${invalid}`);
+        await this.removeFromZk([tp]);
+        continue;
+      }
       const original = ctx.replicasFor(tp);
       if (original.length === 0 || ctx.isTopicQueuedForDeletion(r.topic)) {
         this.log.warn(`Skipping reassignment of ${tpString(tp)}: the partition does not exist or is being deleted`);
@@ -136,6 +152,10 @@ export class PartitionReassignment {
     const node = await this.czk.getTopicAssignment(tp.topic);
     if (node === null) return;
     const a = node.assignment;
+    if (node.unreadable) {
+      // Rewrite the whole assignment from what the controller knows, never a part of it.
+      for (const other of this.controller.context.partitionsForTopic(tp.topic)) a.partitions.set(other.partition, [...this.controller.context.replicasFor(other)]);
+    }
     a.partitions.set(tp.partition, [...replicas]);
     if (adding.length > 0) a.addingReplicas.set(tp.partition, [...adding]);
     else a.addingReplicas.delete(tp.partition);
@@ -148,7 +168,14 @@ export class PartitionReassignment {
     const node = await this.zk.getData(ZkPaths.reassignPartitions);
     if (node === null) return;
     const keys = new Set(done.map(tpString));
-    const remaining = ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data).filter((r) => !keys.has(tpString(r)));
+    let remaining;
+    try {
+      remaining = ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data).filter((r) => !keys.has(tpString(r)));
+    } catch (err) {
+      this.log.warn(`Ignoring partition reassignment due to invalid json: ${(err as Error).message}. Deleting zk path ${ZkPaths.reassignPartitions}`);
+      await this.czk.deleteIfExists(ZkPaths.reassignPartitions);
+      return;
+    }
     this.log.info(`Removing partitions HashMap(${done.map((tp) => `${tpString(tp)} -> ...`).join(', ')}) from the list of reassigned partitions in zookeeper`);
     if (remaining.length === 0) {
       this.log.info('No more partitions need to be reassigned. Deleting zk path /admin/reassign_partitions');

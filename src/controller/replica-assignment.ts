@@ -1,3 +1,5 @@
+import { estimateAssignmentBytes, ZNODE_MAX_DATA_BYTES } from '../zk/znodes/topic-assignment';
+
 export class InvalidReplicationFactorError extends Error {}
 export class InvalidPartitionsError extends Error {}
 
@@ -26,6 +28,11 @@ export function assignReplicasToBrokers(
   const n = brokers.length;
   if (replicationFactor > n) {
     throw new InvalidReplicationFactorError(`Replication factor: ${replicationFactor} larger than available brokers: ${n}.`);
+  }
+  // Never build what no znode can hold (a request for 2^31-1 partitions would otherwise hang and run out of memory).
+  const bytes = estimateAssignmentBytes(Math.max(0, options.startPartitionId ?? 0), nPartitions, replicationFactor, brokers);
+  if (bytes > ZNODE_MAX_DATA_BYTES) {
+    throw new InvalidPartitionsError(`The replica assignment of ${nPartitions} partitions with replication factor ${replicationFactor} would take ${bytes} bytes, more than the ${ZNODE_MAX_DATA_BYTES} bytes a ZooKeeper znode can hold (jute.maxbuffer).`);
   }
   const random = options.random ?? Math.random;
   const fixed = options.fixedStartIndex ?? -1;

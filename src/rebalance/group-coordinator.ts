@@ -4,6 +4,8 @@ import { ErrorCode, ErrorName } from '../common/error-codes';
 import { getLogger } from '../common/logging/logging';
 import { mapBounded } from '../common/map-bounded';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
+import { topicNameError } from '../common/topic';
+import { groupIdError } from './group-id';
 import { GroupMetadata } from './group-metadata';
 import { GroupState } from './group-state';
 import { JoinResult, MemberMetadata, MemberProtocol, SyncResult } from './member-metadata';
@@ -145,8 +147,13 @@ export class GroupCoordinator {
     sync?.({ errorCode: ErrorCode[error].code, assignment: EMPTY });
   }
 
+  /**
+   * INVALID_GROUP_ID for a group id that cannot name a znode under /consumers (see groupIdError; Kafka refuses
+   * only the empty one, in the APIs other than the offset and describe/delete ones, but its offsets do not live
+   * in ZooKeeper), then the coordinator checks.
+   */
   private checkCoordinator(groupId: string): ErrorName | null {
-    if (groupId === '') return 'INVALID_GROUP_ID';
+    if (groupIdError(groupId) !== undefined) return 'INVALID_GROUP_ID';
     if (!this.active) return 'COORDINATOR_NOT_AVAILABLE';
     if (!this.isCoordinatorFor(groupId)) return 'NOT_COORDINATOR';
     return null;
@@ -448,14 +455,24 @@ export class GroupCoordinator {
     return this.storeOffsets(groupId, offsets);
   }
 
-  /** Writes offsets to ZooKeeper without any group check: OffsetCommit v0, which any broker answers. */
+  /**
+   * Writes offsets to ZooKeeper without any group membership check: OffsetCommit v0, which any broker answers.
+   * The group id must still name a znode (INVALID_GROUP_ID), and a partition of a topic whose name is illegal
+   * (which cannot exist) gets UNKNOWN_TOPIC_OR_PARTITION, as Kafka answers for partitions it does not know.
+   */
   async storeOffsets(groupId: string, offsets: CommitPartition[]): Promise<number[]> {
+    if (groupIdError(groupId) !== undefined) return offsets.map(() => ErrorCode.INVALID_GROUP_ID.code);
     const max = this.deps.config.offsetMetadataMaxBytes;
-    const valid = offsets.map((o) => o.metadata === null || Buffer.byteLength(o.metadata, 'utf8') <= max);
+    const errors = offsets.map((o) => {
+      if (topicNameError(o.topic) !== undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code;
+      if (o.metadata !== null && Buffer.byteLength(o.metadata, 'utf8') > max) return ErrorCode.OFFSET_METADATA_TOO_LARGE.code;
+      return ErrorCode.NONE.code;
+    });
+    const valid = errors.map((e) => e === ErrorCode.NONE.code);
     const results = await this.deps.offsetStore.commit(groupId, offsets.filter((_, i) => valid[i]));
     let next = 0;
     return offsets.map((o, i) => {
-      if (!valid[i]) return ErrorCode.OFFSET_METADATA_TOO_LARGE.code;
+      if (!valid[i]) return errors[i]!;
       const err = results[next++];
       if (err) {
         log.warn(`Failed to commit offset ${o.offset} of ${tpString(o)} for group ${groupId}`, err);
@@ -470,6 +487,8 @@ export class GroupCoordinator {
     if (checkCoordinator) {
       const error = this.checkCoordinator(groupId);
       if (error !== null) return { errorCode: ErrorCode[error].code, offsets: [] };
+    } else if (groupIdError(groupId) !== undefined) {
+      return { errorCode: ErrorCode.INVALID_GROUP_ID.code, offsets: [] };
     }
     if (partitions === null) {
       const all = await this.deps.offsetStore.fetchAll(groupId);
@@ -477,8 +496,11 @@ export class GroupCoordinator {
       for (const [topic, byPartition] of all) for (const [partition, offset] of byPartition) offsets.push({ topic, partition, offset });
       return { errorCode: ErrorCode.NONE.code, offsets };
     }
-    const values = await this.deps.offsetStore.fetchMany(groupId, partitions);
-    return { errorCode: ErrorCode.NONE.code, offsets: partitions.map((p, i) => ({ ...p, offset: values[i]! })) };
+    // A topic with an illegal name has no offsets (and names no znode): -1 without asking ZooKeeper.
+    const legal = partitions.filter((p) => topicNameError(p.topic) === undefined);
+    const values = await this.deps.offsetStore.fetchMany(groupId, legal);
+    const byKey = new Map(legal.map((p, i) => [tpString(p), values[i]!]));
+    return { errorCode: ErrorCode.NONE.code, offsets: partitions.map((p) => ({ ...p, offset: byKey.get(tpString(p)) ?? -1 })) };
   }
 
   // ---- ListGroups, DescribeGroups, DeleteGroups ------------------------------------------------------------

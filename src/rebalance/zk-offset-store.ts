@@ -1,8 +1,11 @@
+import { getLogger } from '../common/logging/logging';
 import { mapBounded } from '../common/map-bounded';
 import { ZkClient } from '../zk/zk-client';
 import { ZkError } from '../zk/zk-error';
 import { ZkPaths } from '../zk/zk-paths';
 import { ConsumerOffsetZNode } from '../zk/znodes/consumer-znodes';
+
+const log = getLogger('kafka.zk.KafkaZkClient');
 
 export interface TopicPartitionOffset {
   topic: string;
@@ -49,12 +52,22 @@ export class ZkOffsetStore {
     }
   }
 
-  /** The committed offset of one partition, or -1 when there is none. */
+  /**
+   * The committed offset of one partition, or -1 when there is none. A node that is not a decimal offset counts
+   * as no offset (logged with its path): the consumer starts from its reset policy and its next commit replaces
+   * the node. (Kafka's OffsetFetch v0 answered UNKNOWN_SERVER_ERROR for it and the old consumer failed its
+   * rebalance, so one bad node stopped the group.)
+   */
   async fetch(group: string, topic: string, partition: number): Promise<number> {
     const path = ZkPaths.consumerOffset(group, topic, partition);
     const node = await this.zk.getData(path);
     if (node === null || node.data === null) return -1;
-    return ConsumerOffsetZNode.decode(path, node.data);
+    try {
+      return ConsumerOffsetZNode.decode(path, node.data);
+    } catch (err) {
+      log.warn(`Ignoring unreadable committed offset at ${path} (${(err as Error).message})`);
+      return -1;
+    }
   }
 
   async fetchMany(group: string, partitions: readonly { topic: string; partition: number }[]): Promise<number[]> {
@@ -64,12 +77,12 @@ export class ZkOffsetStore {
   /** Every committed offset of a group: topic -> partition -> offset. */
   async fetchAll(group: string): Promise<Map<string, Map<number, number>>> {
     const result = new Map<string, Map<number, number>>();
-    const topics = (await this.zk.getChildren(`${ZkPaths.consumerGroup(group)}/offsets`)) ?? [];
+    const topics = (await this.zk.getChildren(ZkPaths.consumerOffsetsRoot(group))) ?? [];
     // Topics a few at a time: each fans out over its partitions in turn.
     await mapBounded(
       topics,
       async (topic) => {
-        const partitions = ((await this.zk.getChildren(ZkPaths.consumerOffsets(group, topic))) ?? []).map(Number).filter((p) => Number.isInteger(p));
+        const partitions = ((await this.zk.getChildren(ZkPaths.consumerOffsets(group, topic))) ?? []).filter((p) => /^\d{1,10}$/.test(p)).map(Number);
         const offsets = await this.fetchMany(group, partitions.map((partition) => ({ topic, partition })));
         const byPartition = new Map<number, number>();
         partitions.forEach((p, i) => {
@@ -87,7 +100,7 @@ export class ZkOffsetStore {
   }
 
   async hasOffsets(group: string): Promise<boolean> {
-    return ((await this.zk.getChildren(`${ZkPaths.consumerGroup(group)}/offsets`)) ?? []).length > 0;
+    return ((await this.zk.getChildren(ZkPaths.consumerOffsetsRoot(group))) ?? []).length > 0;
   }
 
   /** Live ZooKeeper-consumer registrations of the group (`/consumers/<group>/ids`). */

@@ -6,16 +6,17 @@ import { SerialQueue } from '../common/serial-queue';
 import { Scheduler, ScheduledTask } from '../common/scheduler';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
-import { INTERNAL_TOPICS } from '../common/topic';
+import { INTERNAL_TOPICS, topicNameError } from '../common/topic';
 import { TopicPartition, tpString } from '../common/topic-partition';
+import { AdminZk } from '../zk/admin-zk';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ZkClient } from '../zk/zk-client';
 import { ZkError } from '../zk/zk-error';
 import { ZkPaths } from '../zk/zk-paths';
 import { watchChildren, watchData, ZkWatch } from '../zk/zk-watch';
 import { ConsumerOwnerZNode, ConsumerRegistration, ConsumerRegistrationZNode } from '../zk/znodes/consumer-znodes';
-import { TopicAssignmentZNode } from '../zk/znodes/topic-assignment';
 import { threadIds } from './consumer-threads';
+import { oldConsumerConfigError } from './group-id';
 import { assignorFor, PartitionAssignor } from './partition-assignor';
 import { ZkOffsetStore } from './zk-offset-store';
 
@@ -45,6 +46,16 @@ export interface ZookeeperConsumerConfig {
 
 export class ConsumerRebalanceFailedError extends Error {}
 
+/** A consumer configuration Kafka's old ConsumerConfig refuses (kafka.common.InvalidConfigException). */
+export class InvalidConfigError extends Error {}
+
+
+/** The topic filter of a wildcard registration (its one subscription key, ',' meaning '|'). */
+function subscriptionRegex(reg: ConsumerRegistration): RegExp {
+  const [regex] = [...reg.subscription.keys()];
+  if (regex === undefined) throw new Error('wildcard subscription without a pattern');
+  return new RegExp(`^(?:${regex.replace(/,/g, '|')})$`);
+}
 
 function isZkCode(err: unknown, code: string): boolean {
   return err instanceof ZkError && err.code === code;
@@ -96,6 +107,23 @@ export class ZookeeperConsumer {
   constructor(config: ZookeeperConsumerConfig, clock: Clock = SYSTEM_CLOCK) {
     this.clock = clock;
     if ((config.topics === undefined) === (config.whitelist === undefined)) throw new Error('Exactly one of topics/whitelist is required.');
+    // Kafka's ConsumerConfig.validate: group.id and client.id by validateChars; consumer.id and the topics, which
+    // also become znode names, must be legal too.
+    for (const [prop, value] of [['group.id', config.groupId], ['client.id', config.clientId], ['consumer.id', config.consumerId]] as const) {
+      const error = value === undefined ? undefined : oldConsumerConfigError(prop, value);
+      if (error !== undefined) throw new InvalidConfigError(error);
+    }
+    for (const t of config.topics ?? []) {
+      const error = topicNameError(t);
+      if (error !== undefined) throw new InvalidConfigError(error);
+    }
+    if (config.whitelist !== undefined) {
+      try {
+        new RegExp(config.whitelist);
+      } catch {
+        throw new InvalidConfigError(`${config.whitelist} is an invalid regex.`);
+      }
+    }
     const reset = config.autoOffsetReset ?? 'largest';
     if (reset !== 'smallest' && reset !== 'largest') throw new Error(`Wrong value ${String(reset)} of auto.offset.reset in ConsumerConfig; Valid values are smallest and largest`);
     this.cfg = {
@@ -250,12 +278,12 @@ export class ZookeeperConsumer {
     );
   }
 
-  private async topicsOf(reg: ConsumerRegistration, allTopics: () => Promise<string[]>): Promise<Map<string, number>> {
-    if (reg.pattern === 'static') return new Map(reg.subscription);
-    const [[regex, streams]] = [...reg.subscription] as [[string, number]];
-    const re = new RegExp(`^(?:${regex.replace(/,/g, '|')})$`);
-    const matches = (await allTopics()).filter((t) => re.test(t) && !(this.cfg.excludeInternalTopics && INTERNAL_TOPICS.has(t)));
-    const keep = reg.pattern === 'white_list' ? matches : (await allTopics()).filter((t) => !matches.includes(t));
+  private async topicsOf(reg: ConsumerRegistration, re: RegExp | undefined, allTopics: () => Promise<string[]>): Promise<Map<string, number>> {
+    if (reg.pattern === 'static' || re === undefined) return new Map([...reg.subscription].filter(([t]) => topicNameError(t) === undefined));
+    const streams = [...reg.subscription.values()][0] ?? 0;
+    const legal = (await allTopics()).filter((t) => topicNameError(t) === undefined);
+    const matches = legal.filter((t) => re.test(t) && !(this.cfg.excludeInternalTopics && INTERNAL_TOPICS.has(t)));
+    const keep = reg.pattern === 'white_list' ? matches : legal.filter((t) => !matches.includes(t));
     return new Map(keep.map((t) => [t, streams]));
   }
 
@@ -278,14 +306,25 @@ export class ZookeeperConsumer {
       const path = ZkPaths.consumerId(group, member);
       const node = await this.zkc.getData(path);
       if (node === null) continue;
-      subscriptions.set(member, await this.topicsOf(ConsumerRegistrationZNode.decode(path, node.data), allTopics));
+      let registration: ConsumerRegistration;
+      let regex: RegExp | undefined;
+      try {
+        registration = ConsumerRegistrationZNode.decode(path, node.data);
+        if (registration.pattern !== 'static') regex = subscriptionRegex(registration);
+      } catch (err) {
+        // Kafka's TopicCount.constructTopicCount fails the whole rebalance ("error constructing TopicCount") on it;
+        // that member is left out instead, so the others keep consuming.
+        this.log.warn(`Ignoring consumer ${member}: unreadable registration at ${path} (${(err as Error).message})`);
+        continue;
+      }
+      subscriptions.set(member, await this.topicsOf(registration, regex, allTopics));
     }
     const mine = subscriptions.get(this.consumerId);
     if (mine === undefined) throw new Error(`${this.consumerId} is not registered`);
     const partitions = new Map<string, number[]>();
     for (const topic of new Set([...subscriptions.values()].flatMap((s) => [...s.keys()]))) {
-      const node = await this.zkc.getData(ZkPaths.topic(topic));
-      partitions.set(topic, node === null ? [] : [...TopicAssignmentZNode.decode(ZkPaths.topic(topic), node.data).partitions.keys()]);
+      const assignment = await new AdminZk(this.zkc).getTopicAssignment(topic);
+      partitions.set(topic, assignment === null ? [] : [...assignment.partitions.keys()]);
       if (this.cfg.topics !== undefined && mine.has(topic)) this.watchTopic(topic);
     }
     const decision = this.assignor(subscriptions, partitions);

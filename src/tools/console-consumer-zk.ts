@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { oldConsumerConfigError } from '../rebalance/group-id';
 import { ZookeeperConsumer } from '../rebalance/zookeeper-consumer';
 import { ZkClient } from '../zk/zk-client';
 import { validateZkConnectString } from '../zk/zk-connect-string';
@@ -32,11 +33,16 @@ export async function runZkConsoleConsumer(
   err(DEPRECATION);
   const givenGroup = o.group ?? props.get('group.id');
   const group = givenGroup ?? `console-consumer-${randomInt(100000)}`;
+  // Kafka's old ConsumerConfig.validate, before anything touches ZooKeeper: the group and consumer ids become znode names.
+  for (const [prop, value] of [['group.id', group], ['consumer.id', props.get('consumer.id')], ['client.id', props.get('client.id')]] as const) {
+    const invalid = value === undefined ? undefined : oldConsumerConfigError(prop, value);
+    if (invalid !== undefined) throw new CliError(`kafka.common.InvalidConfigException: ${invalid}`);
+  }
 
   const zk = await ZkClient.connect({ connectString: connect, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'console consumer' });
   try {
     if (((await zk.getChildren(ZkPaths.brokerIds)) ?? []).length === 0) throw new CliError('No brokers found in ZK.');
-    const offsetsPath = `${ZkPaths.consumerGroup(group)}/offsets`;
+    const offsetsPath = ZkPaths.consumerOffsetsRoot(group);
     if (o.fromBeginning && (await zk.exists(offsetsPath)) !== null) {
       if (!o.deleteConsumerOffsets) throw new CliError(`Found previous offset information for this group ${group}. Please use --delete-consumer-offsets to delete previous offsets metadata`);
       await zk.deleteRecursive(ZkPaths.consumerGroup(group));

@@ -1,4 +1,6 @@
 import { compareTp, TopicPartition, tpKey, tpString } from '../common/topic-partition';
+import { topicNameError } from '../common/topic';
+import { groupIdError } from '../rebalance/group-id';
 import { TopicPartitionOffset } from '../rebalance/zk-offset-store';
 import { CliError } from './cli';
 import { ConsumerGroupService, GroupDescription } from './consumer-groups-service';
@@ -58,6 +60,9 @@ export class ConsumerGroupCommand {
       return 0;
     }
     const group = o.group as string;
+    // A group id that cannot name /consumers/<group> is refused before anything is asked (see src/rebalance/README.md).
+    const invalid = groupIdError(group);
+    if (invalid !== undefined) throw new CliError(`Error: Executing consumer group command failed due to ${invalid}`);
     if (o.describe) return this.describe(group, o);
     if (o.delete) return this.delete(group, o);
     return this.resetOffsets(group, o);
@@ -172,7 +177,7 @@ export class ConsumerGroupCommand {
     const result: TopicPartition[] = [];
     for (const spec of o.topic) {
       const [topic, list] = spec.split(':', 2) as [string, string | undefined];
-      const existing = await this.service.partitionsOf(topic);
+      const existing = topicNameError(topic) === undefined ? await this.service.partitionsOf(topic) : [];
       if (existing.length === 0) throw new CliError(`Error: Executing consumer group command failed due to topic '${topic}' does not exist`);
       const partitions = list === undefined ? existing : list.split(',').map((p) => Number(p.trim()));
       for (const partition of partitions) {

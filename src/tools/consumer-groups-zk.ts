@@ -32,9 +32,9 @@ export class ZkConsumerGroupService implements ConsumerGroupService {
     if (!(await this.store.groupExists(group))) return { state: 'Dead', owners: [], idleMembers: [], committed: [] };
     const ids = await this.store.registeredConsumers(group);
     const owners: PartitionOwner[] = [];
-    const topics = (await this.zk.getChildren(`${ZkPaths.consumerGroup(group)}/owners`)) ?? [];
+    const topics = (await this.zk.getChildren(ZkPaths.consumerOwnersRoot(group))) ?? [];
     for (const topic of topics) {
-      const partitions = ((await this.zk.getChildren(ZkPaths.consumerOwners(group, topic))) ?? []).map(Number);
+      const partitions = ((await this.zk.getChildren(ZkPaths.consumerOwners(group, topic))) ?? []).filter((p) => /^\d{1,10}$/.test(p)).map(Number);
       const nodes = await Promise.all(partitions.map((p) => this.zk.getData(ZkPaths.consumerOwner(group, topic, p))));
       partitions.forEach((partition, i) => {
         const node = nodes[i];

@@ -118,7 +118,14 @@ export async function verifyReassignment(zk: ZkClient, file: string, out: (l: st
   const plan = readReassignmentFile(file);
   const admin = new AdminZk(zk);
   const node = await zk.getData(ZkPaths.reassignPartitions);
-  const running = new Set(node === null ? [] : ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data).map((p) => tpString(p)));
+  let inProgress: string[] = [];
+  try {
+    inProgress = node === null ? [] : ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, node.data).map((p) => tpString(p));
+  } catch (err) {
+    // Kafka's getPartitionReassignment: an unreadable node counts as no reassignment.
+    out(`Ignoring partition reassignment due to invalid json: ${(err as Error).message}`);
+  }
+  const running = new Set(inProgress);
   out('Status of partition reassignment: ');
   let allDone = true;
   for (const p of plan) {

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
 import { isInternalTopic, hasCollisionChars, topicNameError } from '../common/topic';
-import { assignAddedPartitions, assignReplicasToBrokers } from '../controller/replica-assignment';
+import { assignAddedPartitions, assignReplicasToBrokers, InvalidPartitionsError, InvalidReplicationFactorError } from '../controller/replica-assignment';
 import { createLogConfig, isTopicConfigKey } from '../common/config/log-config';
-import { AdminZk, AdminZkError } from '../zk/admin-zk';
+import { AdminZk, AdminZkError, checkAssignmentFits, explicitAssignmentBytes, renderAssignment } from '../zk/admin-zk';
+import { estimateAssignmentBytes, TopicAssignmentZNode } from '../zk/znodes/topic-assignment';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ZkClient } from '../zk/zk-client';
 import { CliError } from './cli';
@@ -77,9 +78,10 @@ export function checkTopicCommandArgs(o: TopicCommandOptions): void {
   }
 }
 
-function positiveInt(name: string, text: string | undefined): number {
+/** An option's value as a Java int (joptsimple's `ofType(Integer)`): anything else is refused on one line. */
+function intOption(name: string, text: string | undefined): number {
   const n = Number(text);
-  if (text === undefined || !/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) throw new CliError(`Invalid value ${String(text)} for --${name}: not an integer`);
+  if (text === undefined || !/^-?\d{1,10}$/.test(text.trim()) || n < -0x80000000 || n > 0x7fffffff) throw new CliError(`Invalid value ${String(text)} for --${name}: not an integer`);
   return n;
 }
 
@@ -88,7 +90,7 @@ export function parseReplicaAssignment(text: string): Map<number, number[]> {
   const assignment = new Map<number, number[]>();
   text.split(',').forEach((part, p) => {
     const replicas = part.split(':').map((s) => s.trim());
-    if (replicas.some((r) => !/^\d+$/.test(r))) throw new CliError(`Invalid replica assignment "${text}": "${part}" is not a list of broker ids`);
+    if (replicas.some((r) => !/^\d{1,10}$/.test(r) || Number(r) > 0x7fffffff)) throw new CliError(`Invalid replica assignment "${text}": "${part}" is not a list of broker ids`);
     const ids = replicas.map(Number);
     const dup = ids.find((id, i) => ids.indexOf(id) !== i);
     if (dup !== undefined) throw new TopicCommandError('kafka.common.AdminCommandFailedException', `Partition replica lists may not contain duplicate entries: ${dup}`);
@@ -171,25 +173,24 @@ export class TopicCommand {
     }
     const config = parseTopicConfig(o.config);
     let assignment: Map<number, number[]>;
-    if (o.replicaAssignment !== undefined) {
-      assignment = parseReplicaAssignment(o.replicaAssignment);
-    } else {
-      const brokers = await this.registry.getBrokerIds();
-      try {
-        assignment = assignReplicasToBrokers(brokers, positiveInt('partitions', o.partitions), positiveInt('replication-factor', o.replicationFactor));
-      } catch (err) {
-        const cls = (err as Error).name === 'InvalidPartitionsError' || /partitions/.test((err as Error).message) ? 'InvalidPartitionsException' : 'InvalidReplicationFactorException';
-        throw new TopicCommandError(`org.apache.kafka.common.errors.${cls}`, (err as Error).message);
+    try {
+      if (o.replicaAssignment !== undefined) {
+        assignment = parseReplicaAssignment(o.replicaAssignment);
+        checkAssignmentFits(topic, assignment.size, explicitAssignmentBytes(assignment));
+      } else {
+        const partitions = intOption('partitions', o.partitions);
+        const rf = intOption('replication-factor', o.replicationFactor);
+        // AdminUtils.assignReplicasToBrokers refuses what no znode could hold before building anything.
+        assignment = assignReplicasToBrokers(partitions > 0 && rf > 0 ? await this.registry.getBrokerIds() : [], partitions, rf);
       }
+    } catch (err) {
+      throw topicCommandError(err);
     }
     try {
       await this.admin.createTopic(topic, assignment, config);
     } catch (err) {
-      if (err instanceof AdminZkError) {
-        if (err.errorName === 'TOPIC_ALREADY_EXISTS' && o.ifNotExists) return;
-        throw new TopicCommandError(EXCEPTION_CLASSES[err.errorName], err.message);
-      }
-      throw err;
+      if (err instanceof AdminZkError && err.errorName === 'TOPIC_ALREADY_EXISTS' && o.ifNotExists) return;
+      throw topicCommandError(err);
     }
     this.out(`Created topic ${topic}.`);
   }
@@ -214,7 +215,7 @@ export class TopicCommand {
         this.out('         Going forward, please use kafka-configs.sh for this functionality');
         this.out(`Updated config for topic ${topic}.`);
       }
-      if (o.partitions !== undefined) await this.alterPartitions(topic, positiveInt('partitions', o.partitions), o);
+      if (o.partitions !== undefined) await this.alterPartitions(topic, intOption('partitions', o.partitions), o);
     }
   }
 
@@ -222,7 +223,8 @@ export class TopicCommand {
     if (isInternalTopic(topic)) throw new TopicCommandError('java.lang.IllegalArgumentException', 'The number of partitions for the offsets topic cannot be changed.');
     this.out('WARNING: If partitions are increased for a topic that has a key, the partition logic or ordering of the messages will be affected');
     const existing = await this.admin.getTopicAssignment(topic);
-    if (existing === null) throw new TopicCommandError('java.lang.IllegalArgumentException', `Topic '${topic}' does not exist as expected`);
+    // An unreadable assignment reads as none (Kafka: "The topic t does not exist").
+    if (existing === null || existing.partitions.size === 0) throw new TopicCommandError('org.apache.kafka.common.errors.InvalidTopicException', `The topic ${topic} does not exist`);
     const current = existing.partitions.size;
     if (count <= current) {
       throw new TopicCommandError(
@@ -230,15 +232,28 @@ export class TopicCommand {
         `The number of partitions for a topic can only be increased. Topic ${topic} currently has ${current} partitions, ${count} would not be an increase.`,
       );
     }
+    const partition0 = existing.partitions.get(0);
+    if (partition0 === undefined) {
+      throw new TopicCommandError('kafka.admin.AdminOperationException', `Unexpected existing replica assignment for topic '${topic}', partition id 0 is missing. Assignment: ${renderAssignment(existing.partitions)}`);
+    }
+    const brokers = await this.registry.getBrokerIds();
+    const existingBytes = TopicAssignmentZNode.encode(existing).length;
     let added: Map<number, number[]>;
-    if (o.replicaAssignment !== undefined) {
-      const all = parseReplicaAssignment(o.replicaAssignment);
-      added = new Map([...all].filter(([p]) => p >= current));
-      if (added.size !== count - current) {
-        throw new TopicCommandError('kafka.common.AdminCommandFailedException', `Increasing the number of partitions by ${count - current} but ${added.size} assignments provided.`);
+    try {
+      if (o.replicaAssignment !== undefined) {
+        const all = parseReplicaAssignment(o.replicaAssignment);
+        added = new Map([...all].filter(([p]) => p >= current));
+        if (added.size !== count - current) {
+          throw new TopicCommandError('kafka.common.AdminCommandFailedException', `Increasing the number of partitions by ${count - current} but ${added.size} assignments provided.`);
+        }
+        checkAssignmentFits(topic, count, explicitAssignmentBytes(added, existingBytes));
+        validateReplicaAssignment(added, partition0.length, new Set(brokers));
+      } else {
+        checkAssignmentFits(topic, count, existingBytes + estimateAssignmentBytes(current, count - current, partition0.length, brokers));
+        added = assignAddedPartitions(brokers, existing.partitions, count);
       }
-    } else {
-      added = assignAddedPartitions(await this.registry.getBrokerIds(), existing.partitions, count);
+    } catch (err) {
+      throw topicCommandError(err);
     }
     await this.admin.addPartitions(topic, existing, added);
     this.out('Adding partitions succeeded!');
@@ -256,6 +271,37 @@ export class TopicCommand {
       this.out(`Topic ${topic} is marked for deletion.`);
       this.out('Note: This will have no impact if delete.topic.enable is not set to true.');
     }
+  }
+}
+
+/** Kafka's exception (class name and message) for an error of topic creation or alteration. */
+function topicCommandError(err: unknown): Error {
+  if (err instanceof TopicCommandError || err instanceof CliError) return err;
+  if (err instanceof AdminZkError) return new TopicCommandError(EXCEPTION_CLASSES[err.errorName], err.message);
+  if (err instanceof InvalidPartitionsError) return new TopicCommandError('org.apache.kafka.common.errors.InvalidPartitionsException', err.message);
+  if (err instanceof InvalidReplicationFactorError) return new TopicCommandError('org.apache.kafka.common.errors.InvalidReplicationFactorException', err.message);
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** AdminZkClient.validateReplicaAssignment (kafka-topics --alter --replica-assignment), with its messages. */
+function validateReplicaAssignment(added: ReadonlyMap<number, readonly number[]>, expectedReplicationFactor: number, available: ReadonlySet<number>): void {
+  const fail = (cls: string, message: string): TopicCommandError => new TopicCommandError(`org.apache.kafka.common.errors.${cls}`, message);
+  for (const [p, replicas] of added) {
+    if (replicas.length === 0) throw fail('InvalidReplicaAssignmentException', `Cannot have replication factor of 0 for partition id ${p}.`);
+    if (new Set(replicas).size !== replicas.length) throw fail('InvalidReplicaAssignmentException', `Duplicate brokers not allowed in replica assignment: ${replicas.join(', ')} for partition id ${p}.`);
+    if (!replicas.every((r) => available.has(r))) {
+      throw fail(
+        'BrokerNotAvailableException',
+        `Some brokers specified for partition id ${p} are not available. Specified brokers: ${replicas.join(', ')}, available brokers: ${[...available].join(', ')}.`,
+      );
+    }
+  }
+  const bad = [...added].filter(([, r]) => r.length !== expectedReplicationFactor).sort((a, b) => a[0] - b[0]);
+  if (bad.length > 0) {
+    throw fail(
+      'InvalidReplicaAssignmentException',
+      `Inconsistent replication factor between partitions, partition 0 has ${expectedReplicationFactor} while partitions [${bad.map(([p]) => p).join(', ')}] have replication factors [${bad.map(([, r]) => r.length).join(', ')}], respectively.`,
+    );
   }
 }
 

@@ -3,11 +3,11 @@ import { getLogger } from '../common/logging/logging';
 import { hasCollisionChars, topicNameError, unifyCollisionChars } from '../common/topic';
 import { ZkClient } from './zk-client';
 import { ZkError } from './zk-error';
-import { ZkPaths } from './zk-paths';
+import { zkNodeNameError, ZkPaths } from './zk-paths';
 import { ConfigChangeNotificationZNode, ConfigEntityZNode } from './znodes/config-znodes';
 import { sanitize } from './sanitizer';
 import { LeaderIsrAndControllerEpoch, PartitionStateZNode } from './znodes/partition-state';
-import { TopicAssignment, TopicAssignmentZNode } from './znodes/topic-assignment';
+import { TopicAssignment, TopicAssignmentZNode, ZNODE_MAX_DATA_BYTES } from './znodes/topic-assignment';
 
 export type AdminZkErrorName = 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICA_ASSIGNMENT';
 
@@ -31,6 +31,58 @@ export interface PartitionStateWithVersion {
 
 const log = getLogger('kafka.zk.AdminZkClient');
 
+/** Scala's rendering of the assignment map in Kafka's messages (`HashMap(0 -> ArrayBuffer(1, 2))`), cut at 1000 characters. */
+export function renderAssignment(assignment: ReadonlyMap<number, readonly number[]>): string {
+  let text = 'HashMap(';
+  let first = true;
+  for (const [p, r] of assignment) {
+    text += `${first ? '' : ', '}${p} -> ArrayBuffer(${r.join(', ')})`;
+    first = false;
+    if (text.length > 1000) return `${text.slice(0, 1000)}...)`;
+  }
+  return `${text})`;
+}
+
+/**
+ * Refuses an assignment whose /brokers/topics/<t> node would not fit in a znode (ZooKeeper drops the session's
+ * request: Kafka 2.8 retries it forever). `bytes` is the encoded (or estimated) size. INVALID_PARTITIONS: the
+ * number of partitions is what makes it too large.
+ */
+export function checkAssignmentFits(topic: string, partitions: number, bytes: number): void {
+  if (bytes <= ZNODE_MAX_DATA_BYTES) return;
+  throw new AdminZkError(
+    'INVALID_PARTITIONS',
+    `The replica assignment of topic '${topic}' with ${partitions} partitions would take ${bytes} bytes, more than the ${ZNODE_MAX_DATA_BYTES} bytes a ZooKeeper znode can hold (jute.maxbuffer).`,
+  );
+}
+
+/** The encoded size of an explicit assignment, counted entry by entry and given up on once past the znode limit. */
+export function explicitAssignmentBytes(assignment: ReadonlyMap<number, readonly number[]>, base = 0): number {
+  let bytes = base === 0 ? '{"version":2,"partitions":{},"adding_replicas":{},"removing_replicas":{}}'.length : base;
+  for (const [p, replicas] of assignment) {
+    bytes += String(p).length + 6 + replicas.reduce((n, r) => n + String(r).length + 1, 0);
+    if (bytes > ZNODE_MAX_DATA_BYTES) return bytes;
+  }
+  return bytes;
+}
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The overrides in a /config/topics/<t> node: unreadable data counts as no overrides (Kafka's
+ * ConfigEntityZNode.decode yields empty Properties for data it cannot parse), and is logged with the path.
+ */
+export function readTopicOverrides(path: string, data: Buffer | null): Map<string, string> {
+  try {
+    return ConfigEntityZNode.decode(path, data);
+  } catch (err) {
+    getLogger('kafka.zk.KafkaZkClient').warn(`Ignoring unreadable topic config at ${path} (${reason(err)}): no overrides are read from it`);
+    return new Map();
+  }
+}
+
 /**
  * Topic administration through ZooKeeper, as Kafka's AdminZkClient: what `kafka-topics --zookeeper`, topic
  * auto-creation and the CreateTopics/DeleteTopics/CreatePartitions handlers write. The controller reacts to
@@ -43,32 +95,61 @@ export class AdminZk {
     return ((await this.zk.getChildren(ZkPaths.topics)) ?? []).sort();
   }
 
+  /** A name that cannot be a znode name is no topic: the reads below answer "does not exist" for it. */
   async topicExists(topic: string): Promise<boolean> {
+    if (zkNodeNameError(topic) !== undefined) return false;
     return (await this.zk.exists(ZkPaths.topic(topic))) !== null;
   }
 
+  /**
+   * A topic's assignment, null when the topic does not exist. Unreadable data reads as no partitions, as
+   * Kafka's TopicZNode.decode has it (so CreatePartitions answers "does not exist"), logged with the path.
+   */
   async getTopicAssignment(topic: string): Promise<TopicAssignment | null> {
-    const node = await this.zk.getData(ZkPaths.topic(topic));
-    return node === null ? null : TopicAssignmentZNode.decode(ZkPaths.topic(topic), node.data);
+    if (zkNodeNameError(topic) !== undefined) return null;
+    const path = ZkPaths.topic(topic);
+    const node = await this.zk.getData(path);
+    if (node === null) return null;
+    try {
+      return TopicAssignmentZNode.decode(path, node.data);
+    } catch (err) {
+      log.warn(`Ignoring the unreadable partition assignment at ${path} (${reason(err)})`);
+      return { partitions: new Map(), addingReplicas: new Map(), removingReplicas: new Map() };
+    }
   }
 
+  /** A partition's leader and ISR; null when absent or unreadable (Kafka reads unparsable state as none). */
   async getPartitionState(topic: string, partition: number): Promise<PartitionStateWithVersion | null> {
+    if (zkNodeNameError(topic) !== undefined) return null;
     const path = ZkPaths.partitionState(topic, partition);
     const node = await this.zk.getData(path);
-    return node === null ? null : { state: PartitionStateZNode.decode(path, node.data), zkVersion: node.stat.version };
+    if (node === null) return null;
+    try {
+      return { state: PartitionStateZNode.decode(path, node.data), zkVersion: node.stat.version };
+    } catch (err) {
+      log.warn(`Ignoring unreadable partition state at ${path} (${reason(err)})`);
+      return null;
+    }
   }
 
+  /** A topic's config overrides; unreadable data holds none (Kafka's ConfigEntityZNode.decode), logged with the path. */
   async getTopicConfig(topic: string): Promise<Map<string, string>> {
+    if (zkNodeNameError(topic) !== undefined) return new Map();
     const path = ZkPaths.configEntity('topics', topic);
     const node = await this.zk.getData(path);
-    return node === null ? new Map() : ConfigEntityZNode.decode(path, node.data);
+    return node === null ? new Map() : readTopicOverrides(path, node.data);
   }
 
   async getTopicsMarkedForDeletion(): Promise<string[]> {
     return (await this.zk.getChildren(ZkPaths.deleteTopics)) ?? [];
   }
 
-  /** Checks name, existence and '.'/'_' collisions as AdminZkClient.validateTopicCreate does. */
+  /**
+   * AdminZkClient.validateTopicCreate with its messages: the name (Topic.validate), existence, '.'/'_'
+   * collisions, one replication factor for all partitions, no duplicate replicas, partition ids 0..n-1; and,
+   * beyond Kafka 2.8 (which would create partitions that can never have a leader), no empty replica list. The
+   * assignment's size is checked before (checkAssignmentFits): it is not built when it cannot be stored.
+   */
   async validateTopicCreate(topic: string, assignment: ReadonlyMap<number, readonly number[]>): Promise<void> {
     const nameError = topicNameError(topic);
     if (nameError !== undefined) throw new AdminZkError('INVALID_TOPIC_EXCEPTION', nameError);
@@ -81,14 +162,16 @@ export class AdminZk {
       }
     }
     const sizes = new Set([...assignment.values()].map((r) => r.length));
-    if (sizes.size > 1) throw new AdminZkError('INVALID_REPLICA_ASSIGNMENT', 'All partitions should have the same number of replicas');
-    for (const [p, replicas] of assignment) {
+    if (sizes.size !== 1) throw new AdminZkError('INVALID_REPLICA_ASSIGNMENT', 'All partitions should have the same number of replicas');
+    for (const replicas of assignment.values()) {
       if (new Set(replicas).size !== replicas.length) {
-        throw new AdminZkError('INVALID_REPLICA_ASSIGNMENT', `Duplicate replica assignment found: ${p} -> ${replicas.join(',')}`);
+        throw new AdminZkError('INVALID_REPLICA_ASSIGNMENT', `Duplicate replica assignment found: ${renderAssignment(assignment)}`);
       }
     }
     const ids = [...assignment.keys()].sort((a, b) => a - b);
-    if (ids.some((id, i) => id !== i)) throw new AdminZkError('INVALID_PARTITIONS', 'partitions should be a consecutive 0-based integer sequence');
+    if (ids.some((id, i) => id !== i)) throw new AdminZkError('INVALID_REPLICA_ASSIGNMENT', 'partitions should be a consecutive 0-based integer sequence');
+    const empty = ids.find((id) => assignment.get(id)?.length === 0);
+    if (empty !== undefined) throw new AdminZkError('INVALID_REPLICA_ASSIGNMENT', `Cannot have replication factor of 0 for partition id ${empty}.`);
   }
 
   /** Writes /config/topics/<t> and then /brokers/topics/<t>, as Kafka does (the two writes are not atomic). */

@@ -56,17 +56,45 @@ export class BrokerRegistryZk {
     }
   }
 
+  /**
+   * The ids of the live brokers, sorted: those with a readable registration (what the controller counts as
+   * brokers, and so what replica assignment may use).
+   */
   async getBrokerIds(): Promise<number[]> {
-    return ((await this.zk.getChildren(ZkPaths.brokerIds)) ?? []).map(Number).sort((a, b) => a - b);
+    return [...(await this.getAllBrokersAndEpochs()).keys()];
   }
 
-  /** Live brokers with their epochs; a broker whose node vanishes while reading is skipped. */
+  /**
+   * The children of /brokers/ids that are broker ids, sorted. A child that is not a broker id (Kafka's
+   * getSortedBrokerList would fail on it with a NumberFormatException) is skipped and logged.
+   */
+  private async registeredIds(): Promise<number[]> {
+    const ids: number[] = [];
+    for (const child of (await this.zk.getChildren(ZkPaths.brokerIds)) ?? []) {
+      const id = Number(child);
+      if (/^\d{1,10}$/.test(child) && id <= 0x7fffffff) ids.push(id);
+      else log.warn(`Ignoring ${ZkPaths.brokerIds}/${child}: not a broker id`);
+    }
+    return ids.sort((a, b) => a - b);
+  }
+
+  /**
+   * Live brokers with their epochs, by id in ascending order. A broker whose node vanishes while reading is
+   * skipped; so is one whose registration is unreadable (logged with its path): Kafka fails the whole read on
+   * it (KafkaException "Failed to parse ZooKeeper registration for broker"), which would leave the controller
+   * unable to handle any broker; here the others are handled and that one is not a live broker.
+   */
   async getAllBrokersAndEpochs(): Promise<Map<number, { info: BrokerInfo; epoch: number }>> {
     const result = new Map<number, { info: BrokerInfo; epoch: number }>();
-    for (const id of await this.getBrokerIds()) {
-      const node = await this.zk.getData(ZkPaths.brokerId(id));
+    for (const id of await this.registeredIds()) {
+      const path = ZkPaths.brokerId(id);
+      const node = await this.zk.getData(path);
       if (node === null) continue;
-      result.set(id, { info: BrokerInfoZNode.decode(id, ZkPaths.brokerId(id), node.data), epoch: node.stat.czxid });
+      try {
+        result.set(id, { info: BrokerInfoZNode.decode(id, path, node.data), epoch: node.stat.czxid });
+      } catch (err) {
+        log.warn(`Ignoring broker ${id}: failed to parse ZooKeeper registration at ${path} (${err instanceof Error ? err.message : String(err)})`);
+      }
     }
     return result;
   }

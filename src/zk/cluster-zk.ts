@@ -37,7 +37,7 @@ export class ClusterZk {
   /** Reads /cluster/id, creating it with a fresh id when absent; a concurrent creator's id wins. */
   async getOrCreateClusterId(): Promise<string> {
     const existing = await this.zk.getData(ZkPaths.clusterId);
-    if (existing !== null) return ClusterIdZNode.decode(ZkPaths.clusterId, existing.data);
+    if (existing !== null) return decodeClusterId(existing.data);
     try {
       await this.zk.createRecursive(ZkPaths.clusterId, ClusterIdZNode.encode(ClusterIdZNode.generate()));
     } catch (err) {
@@ -45,6 +45,18 @@ export class ClusterZk {
     }
     const created = await this.zk.getData(ZkPaths.clusterId);
     if (created === null) throw new ZkError(-101, ZkPaths.clusterId);
-    return ClusterIdZNode.decode(ZkPaths.clusterId, created.data);
+    return decodeClusterId(created.data);
+  }
+}
+
+/**
+ * Kafka's ClusterIdZNode.fromJson: a /cluster/id it cannot read stops the broker's start-up (the id is the
+ * cluster's identity, checked against meta.properties; inventing another would split the cluster).
+ */
+function decodeClusterId(data: Buffer | null): string {
+  try {
+    return ClusterIdZNode.decode(ZkPaths.clusterId, data);
+  } catch (err) {
+    throw new Error(`Failed to parse the cluster id json ${JSON.stringify(data?.toString('utf8').slice(0, 200) ?? '')} at ${ZkPaths.clusterId}: ${(err as Error).message}`);
   }
 }

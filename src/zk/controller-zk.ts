@@ -1,6 +1,7 @@
 import { getLogger } from '../common/logging/logging';
 import { SYSTEM_CLOCK } from '../common/time';
-import { ZkClient } from './zk-client';
+import { topicNameError } from '../common/topic';
+import { ZkClient, ZkStat } from './zk-client';
 import { ZkError } from './zk-error';
 import { ZkPaths } from './zk-paths';
 import { ControllerEpochZNode, ControllerZNode } from './znodes/controller-znode';
@@ -16,7 +17,22 @@ export interface LeaderIsrWithVersion {
   zkVersion: number;
 }
 
+/** A topic assignment as read; `unreadable` when the node held something else (then `assignment` is empty). */
+export interface TopicAssignmentWithVersion {
+  assignment: TopicAssignment;
+  zkVersion: number;
+  unreadable?: true;
+}
+
 const zkLog = getLogger('kafka.zk.KafkaZkClient');
+
+function emptyAssignment(): TopicAssignment {
+  return { partitions: new Map(), addingReplicas: new Map(), removingReplicas: new Map() };
+}
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
 
 /**
  * The controller's ZooKeeper operations (Kafka's KafkaZkClient, controller part). Kafka 2.2+ fences each write
@@ -25,16 +41,66 @@ const zkLog = getLogger('kafka.zk.KafkaZkClient');
  * writes are conditional on the partition's zkVersion with the writer's controller epoch inside the data.
  */
 export class ControllerZk {
+  /** Invalid topic names under /brokers/topics already logged (each is logged once). */
+  private readonly invalidTopicsLogged = new Set<string>();
+
   constructor(private readonly zk: ZkClient) {}
 
+  /**
+   * The elected controller's id; null when there is none or /controller holds something unreadable (Kafka's
+   * ControllerZNode.decode answers None for unparsable data). Election treats unreadable data as junk to remove.
+   */
   async getControllerId(): Promise<number | null> {
-    const node = await this.zk.getData(ZkPaths.controller);
-    return node === null ? null : ControllerZNode.decode(ZkPaths.controller, node.data).brokerId;
+    return (await this.readController())?.brokerId ?? null;
   }
 
+  /** /controller as it is: null when absent, brokerId null when its data is not a controller registration. */
+  private async readController(): Promise<{ brokerId: number | null; stat: ZkStat } | null> {
+    const node = await this.zk.getData(ZkPaths.controller);
+    if (node === null) return null;
+    try {
+      return { brokerId: ControllerZNode.decode(ZkPaths.controller, node.data).brokerId, stat: node.stat };
+    } catch (err) {
+      zkLog.warn(`Ignoring unreadable ${ZkPaths.controller} (${reason(err)}): there is no controller by it`);
+      return { brokerId: null, stat: node.stat };
+    }
+  }
+
+  /**
+   * /controller_epoch. An unreadable epoch is taken to be the node's zkVersion: every epoch Kafka ever wrote
+   * there came with a setData that bumped the version, so the version is at least the last epoch, and the next
+   * controller's epoch (version + 1) is newer than any a broker has seen.
+   */
   async getControllerEpoch(): Promise<{ epoch: number; zkVersion: number } | null> {
     const node = await this.zk.getData(ZkPaths.controllerEpoch);
-    return node === null ? null : { epoch: ControllerEpochZNode.decode(ZkPaths.controllerEpoch, node.data), zkVersion: node.stat.version };
+    if (node === null) return null;
+    try {
+      return { epoch: ControllerEpochZNode.decode(ZkPaths.controllerEpoch, node.data), zkVersion: node.stat.version };
+    } catch (err) {
+      zkLog.error(`Unreadable ${ZkPaths.controllerEpoch} (${reason(err)}): taking its zkVersion ${node.stat.version} as the current controller epoch`);
+      return { epoch: node.stat.version, zkVersion: node.stat.version };
+    }
+  }
+
+  /** Only the zkVersion of /controller_epoch (what fences this controller's writes); null when absent. */
+  private async controllerEpochZkVersion(): Promise<number | null> {
+    return (await this.zk.exists(ZkPaths.controllerEpoch))?.version ?? null;
+  }
+
+  /**
+   * Deletes a /controller whose data is unreadable, so that an election can succeed: such a node names no
+   * controller, and left in place it would stop every election until its owner's session ends (or forever if
+   * it is persistent). Only the node that was read is deleted (same czxid and version).
+   */
+  private async deleteUnreadableController(stat: ZkStat): Promise<void> {
+    const now = await this.zk.exists(ZkPaths.controller);
+    if (now === null || now.czxid !== stat.czxid) return;
+    zkLog.warn(`Deleting ${ZkPaths.controller} with unreadable data (czxid ${stat.czxid}, owner session ${stat.ephemeralOwner}) so that a controller can be elected`);
+    try {
+      await this.zk.delete(ZkPaths.controller, now.version);
+    } catch (err) {
+      if (!(err instanceof ZkError && (err.code === 'NONODE' || err.code === 'BADVERSION'))) throw err;
+    }
   }
 
   /**
@@ -53,14 +119,26 @@ export class ControllerZk {
       }
       current = (await this.getControllerEpoch()) ?? { epoch: 0, zkVersion: 0 };
     }
-    try {
-      await this.zk.create(ZkPaths.controller, ControllerZNode.encode(brokerId, SYSTEM_CLOCK.nowMs()), 'EPHEMERAL');
-    } catch (err) {
-      if (err instanceof ZkError && err.code === 'NODEEXISTS') {
-        const owner = await this.zk.exists(ZkPaths.controller);
-        if (owner === null || owner.ephemeralOwner !== this.zk.sessionId) return null;
-      } else {
-        throw err;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.zk.create(ZkPaths.controller, ControllerZNode.encode(brokerId, SYSTEM_CLOCK.nowMs()), 'EPHEMERAL');
+        break;
+      } catch (err) {
+        if (!(err instanceof ZkError && err.code === 'NODEEXISTS')) throw err;
+        const existing = await this.readController();
+        if (existing === null) {
+          // Gone between our create and read: try again (a bounded number of times; then someone else won).
+          if (attempt < 3) continue;
+          return null;
+        }
+        if (existing.brokerId === null) {
+          await this.deleteUnreadableController(existing.stat);
+          if (attempt < 3) continue;
+          return null;
+        }
+        // Our own node (a create retried after a connection loss) counts as won; anyone else's does not.
+        if (existing.brokerId !== brokerId || existing.stat.ephemeralOwner !== this.zk.sessionId) return null;
+        break;
       }
     }
     for (;;) {
@@ -79,8 +157,8 @@ export class ControllerZk {
 
   /** Gives up the controllership by deleting /controller if it is still ours. */
   async deleteController(expectedEpochZkVersion: number): Promise<void> {
-    const epoch = await this.getControllerEpoch();
-    if (epoch !== null && epoch.zkVersion !== expectedEpochZkVersion) return;
+    const epochZkVersion = await this.controllerEpochZkVersion();
+    if (epochZkVersion !== null && epochZkVersion !== expectedEpochZkVersion) return;
     const owner = await this.zk.exists(ZkPaths.controller);
     if (owner === null || owner.ephemeralOwner !== this.zk.sessionId) return;
     try {
@@ -92,27 +170,62 @@ export class ControllerZk {
 
   /** Throws ControllerMovedError when /controller_epoch moved past what this controller wrote. */
   async checkControllerEpoch(epochZkVersion: number): Promise<void> {
-    const epoch = await this.getControllerEpoch();
-    if (epoch === null || epoch.zkVersion !== epochZkVersion) throw new ControllerMovedError('Controller epoch zkVersion changed.');
+    if ((await this.controllerEpochZkVersion()) !== epochZkVersion) throw new ControllerMovedError('Controller epoch zkVersion changed.');
   }
 
+  /**
+   * The topics under /brokers/topics whose names are legal topic names. A child with an illegal name (too
+   * long, other characters; only something other than Kafka can have written it) is left out and logged once:
+   * it never reaches the brokers' metadata or a log directory name.
+   */
   async getAllTopics(): Promise<string[]> {
-    return (await this.zk.getChildren(ZkPaths.topics)) ?? [];
+    const topics = (await this.zk.getChildren(ZkPaths.topics)) ?? [];
+    return topics.filter((t) => {
+      const error = topicNameError(t);
+      if (error === undefined) return true;
+      if (!this.invalidTopicsLogged.has(t)) {
+        this.invalidTopicsLogged.add(t);
+        zkLog.warn(`Ignoring ${ZkPaths.topics}/${t}: ${error}`);
+      }
+      return false;
+    });
   }
 
-  async getTopicAssignment(topic: string): Promise<{ assignment: TopicAssignment; zkVersion: number } | null> {
-    const node = await this.zk.getData(ZkPaths.topic(topic));
-    return node === null ? null : { assignment: TopicAssignmentZNode.decode(ZkPaths.topic(topic), node.data), zkVersion: node.stat.version };
+  /**
+   * A topic's assignment. Unreadable data reads as a topic without partitions (Kafka's TopicZNode.decode gives an
+   * empty map), marked `unreadable` so that no one writes a partial assignment back over it.
+   */
+  async getTopicAssignment(topic: string): Promise<TopicAssignmentWithVersion | null> {
+    const path = ZkPaths.topic(topic);
+    const node = await this.zk.getData(path);
+    if (node === null) return null;
+    try {
+      return { assignment: TopicAssignmentZNode.decode(path, node.data), zkVersion: node.stat.version };
+    } catch (err) {
+      zkLog.warn(`Ignoring the unreadable partition assignment of topic ${topic} at ${path} (${reason(err)}): no partitions are read from it`);
+      return { assignment: emptyAssignment(), zkVersion: node.stat.version, unreadable: true };
+    }
   }
 
   async setTopicAssignment(topic: string, assignment: TopicAssignment, expectedVersion = -1): Promise<void> {
     await this.zk.setData(ZkPaths.topic(topic), TopicAssignmentZNode.encode(assignment), expectedVersion);
   }
 
+  /**
+   * A partition's leader and ISR; null when absent or unreadable (Kafka's TopicPartitionStateZNode.decode answers
+   * None for unparsable data, and the controller then fails that partition's state changes: "LeaderAndIsr
+   * information doesn't exist"), logged with the path.
+   */
   async getPartitionState(topic: string, partition: number): Promise<LeaderIsrWithVersion | null> {
     const path = ZkPaths.partitionState(topic, partition);
     const node = await this.zk.getData(path);
-    return node === null ? null : { state: PartitionStateZNode.decode(path, node.data), zkVersion: node.stat.version };
+    if (node === null) return null;
+    try {
+      return { state: PartitionStateZNode.decode(path, node.data), zkVersion: node.stat.version };
+    } catch (err) {
+      zkLog.warn(`Ignoring unreadable partition state at ${path} (${reason(err)})`);
+      return null;
+    }
   }
 
   /** Creates the state node of a new partition (and its parents); false when it already exists. */
@@ -166,7 +279,7 @@ export class ControllerZk {
       try {
         result.push(...PartitionListZNode.decode(`${root}/${child}`, node.data));
       } catch (err) {
-        zkLog.warn(`Ignoring unreadable notification ${root}/${child}`, err);
+        zkLog.warn(`Ignoring unreadable notification ${root}/${child} (${reason(err)})`);
       }
     }
     return result;
@@ -176,9 +289,20 @@ export class ControllerZk {
     for (const child of children) await this.deleteIfExists(`${root}/${child}`);
   }
 
+  /**
+   * The partitions of /admin/preferred_replica_election; null when absent. Unreadable data is an empty request
+   * (Kafka's PreferredReplicaElectionZNode.decode reads unparsable data as no partitions, and the node is deleted
+   * once the election is over), logged with the path.
+   */
   async readPreferredReplicaElection(): Promise<TopicPartitionRef[] | null> {
     const node = await this.zk.getData(ZkPaths.preferredReplicaElection);
-    return node === null ? null : PartitionListZNode.decode(ZkPaths.preferredReplicaElection, node.data);
+    if (node === null) return null;
+    try {
+      return PartitionListZNode.decode(ZkPaths.preferredReplicaElection, node.data);
+    } catch (err) {
+      zkLog.warn(`Ignoring preferred replica election request due to invalid json at ${ZkPaths.preferredReplicaElection} (${reason(err)}); it will be deleted`);
+      return [];
+    }
   }
 
   async deleteIfExists(path: string): Promise<void> {

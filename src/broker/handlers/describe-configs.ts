@@ -1,4 +1,5 @@
 import { ErrorCode } from '../../common/error-codes';
+import { topicNameError } from '../../common/topic';
 import { DescribeConfigsRequest, DescribeConfigsResourceConfig, DescribeConfigsResponse } from '../../protocol/apis/describe-configs';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
@@ -18,6 +19,12 @@ export function createDescribeConfigsHandler(ctx: HandlerContext): ApiHandler<De
     for (const r of request.resources) {
       const wanted = (name: string): boolean => r.configurationKeys === null || r.configurationKeys.includes(name);
       if (r.resourceType === TOPIC) {
+        // Kafka's describeConfigs starts with Topic.validate.
+        const nameError = topicNameError(r.resourceName);
+        if (nameError !== undefined) {
+          results.push({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION.code, errorMessage: nameError, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] });
+          continue;
+        }
         const overrides = await ctx.adminZk.getTopicConfig(r.resourceName);
         if (!(await ctx.adminZk.topicExists(r.resourceName))) {
           results.push({ errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code, errorMessage: `Topic ${r.resourceName} does not exist.`, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] });

@@ -2,7 +2,9 @@ import { ErrorCode } from '../../common/error-codes';
 import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
 import { isInternalTopic, topicNameError } from '../../common/topic';
-import { assignAddedPartitions, assignReplicasToBrokers } from '../../controller';
+import { assignAddedPartitions, assignReplicasToBrokers, InvalidPartitionsError, InvalidReplicationFactorError } from '../../controller';
+import { checkAssignmentFits, explicitAssignmentBytes, renderAssignment } from '../../zk/admin-zk';
+import { estimateAssignmentBytes, TopicAssignmentZNode } from '../../zk/znodes/topic-assignment';
 import { isTopicConfigKey } from '../../common/config/log-config';
 import { CreatePartitionsRequest, CreatePartitionsResponse } from '../../protocol/apis/create-partitions';
 import { CreatableTopic, CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/apis/create-topics';
@@ -43,13 +45,21 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
   };
 }
 
+/**
+ * One topic of a CreateTopics request, checked in ZkAdminManager.createTopics' order with its errors (config
+ * nulls, numPartitions/replicationFactor against assignments, then the assignment, then
+ * AdminZkClient.validateTopicCreate), except that the name is checked first and that no assignment is built
+ * that ZooKeeper could not store.
+ */
 async function createTopic(ctx: HandlerContext, topic: CreatableTopic, validateOnly: boolean): Promise<void> {
   const nameError = topicNameError(topic.name);
   if (nameError !== undefined) throw new KafkaError('INVALID_TOPIC_EXCEPTION', nameError);
+  const nullConfigs = topic.configs.filter((c) => c.value === null).map((c) => c.name);
+  if (nullConfigs.length > 0) throw new KafkaError('INVALID_REQUEST', `Null value not supported for topic configs : ${nullConfigs.join(',')}`);
   const config = new Map<string, string>();
   for (const c of topic.configs) {
     if (!isTopicConfigKey(c.name)) throw new KafkaError('INVALID_CONFIG', `Unknown topic config name: ${c.name}`);
-    if (c.value !== null) config.set(c.name, c.value);
+    config.set(c.name, c.value as string);
   }
   try {
     await ctx.logConfigFor(topic.name, config);
@@ -61,21 +71,52 @@ async function createTopic(ctx: HandlerContext, topic: CreatableTopic, validateO
     if (topic.numPartitions !== -1 || topic.replicationFactor !== -1) {
       throw new KafkaError('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
     }
+    // As Kafka: a later entry for the same partition replaces an earlier one, and brokers are not checked
+    // ("we don't check that replicaAssignment contains unknown brokers", ZkAdminManager.createTopics).
     assignment = new Map(topic.assignments.map((a) => [a.partitionIndex, a.brokerIds]));
+    checkAssignmentFits(topic.name, assignment.size, explicitAssignmentBytes(assignment));
   } else {
     const partitions = topic.numPartitions === -1 ? ctx.config.get('num.partitions') : topic.numPartitions;
     const rf = topic.replicationFactor === -1 ? ctx.config.get('default.replication.factor') : topic.replicationFactor;
-    if (partitions <= 0) throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions must be larger than 0.');
-    if (rf <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0.');
-    const brokers = await ctx.brokerRegistry.getBrokerIds();
-    if (rf > brokers.length) throw new KafkaError('INVALID_REPLICATION_FACTOR', `Replication factor: ${rf} larger than available brokers: ${brokers.length}.`);
-    assignment = assignReplicasToBrokers(brokers, partitions, rf);
+    const brokers = partitions > 0 && rf > 0 ? await ctx.brokerRegistry.getBrokerIds() : [];
+    assignment = assign(topic.name, brokers, partitions, rf);
   }
   if (validateOnly) {
     await ctx.adminZk.validateTopicCreate(topic.name, assignment);
     return;
   }
   await ctx.adminZk.createTopic(topic.name, assignment, config);
+}
+
+/**
+ * AdminUtils.assignReplicasToBrokers with its errors, after checking (without building it) that the assignment
+ * fits in its znode.
+ */
+function assign(topic: string, brokers: readonly number[], partitions: number, rf: number): Map<number, number[]> {
+  checkAssignable(topic, brokers, partitions, rf);
+  return kafkaErrors(() => assignReplicasToBrokers(brokers, partitions, rf));
+}
+
+/**
+ * AdminUtils.assignReplicasToBrokers' checks, and the size check: `partitions` partitions from `startPartitionId`
+ * on, on top of an existing assignment of `existingBytes`.
+ */
+function checkAssignable(topic: string, brokers: readonly number[], partitions: number, rf: number, startPartitionId = 0, existingBytes = 0): void {
+  if (partitions <= 0) throw new KafkaError('INVALID_PARTITIONS', 'Number of partitions must be larger than 0.');
+  if (rf <= 0) throw new KafkaError('INVALID_REPLICATION_FACTOR', 'Replication factor must be larger than 0.');
+  if (rf > brokers.length) throw new KafkaError('INVALID_REPLICATION_FACTOR', `Replication factor: ${rf} larger than available brokers: ${brokers.length}.`);
+  const estimate = estimateAssignmentBytes(startPartitionId, partitions, rf, brokers);
+  checkAssignmentFits(topic, startPartitionId + partitions, estimate + existingBytes);
+}
+
+function kafkaErrors<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    if (err instanceof InvalidReplicationFactorError) throw new KafkaError('INVALID_REPLICATION_FACTOR', err.message);
+    if (err instanceof InvalidPartitionsError) throw new KafkaError('INVALID_PARTITIONS', err.message);
+    throw err;
+  }
 }
 
 export function createDeleteTopicsHandler(ctx: HandlerContext): ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> {
@@ -103,6 +144,10 @@ export function createDeleteTopicsHandler(ctx: HandlerContext): ApiHandler<Delet
   };
 }
 
+/**
+ * CreatePartitions as ZkAdminManager.createPartitions and AdminZkClient.createNewPartitionsAssignment check it,
+ * with their errors; the new assignment is not built when the topic's znode could not hold it.
+ */
 export function createCreatePartitionsHandler(ctx: HandlerContext): ApiHandler<CreatePartitionsRequest, CreatePartitionsResponse> {
   return async (request) => {
     const results: CreatePartitionsResponse['results'] = [];
@@ -110,24 +155,61 @@ export function createCreatePartitionsHandler(ctx: HandlerContext): ApiHandler<C
       try {
         if (!ctx.controller.isActive) throw new KafkaError('NOT_CONTROLLER', 'This is not the correct controller for this cluster.');
         const existing = await ctx.adminZk.getTopicAssignment(t.name);
-        if (existing === null) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${t.name}' does not exist.`);
-        const current = existing.partitions.size;
-        if (t.count <= current) {
-          throw new KafkaError('INVALID_PARTITIONS', `Topic currently has ${current} partitions, which is higher than the requested ${t.count}.`);
+        if (existing !== null && (existing.addingReplicas.size > 0 || existing.removingReplicas.size > 0)) {
+          throw new KafkaError('REASSIGNMENT_IN_PROGRESS', `A partition reassignment is in progress for the topic '${t.name}'.`);
         }
+        if (existing === null || existing.partitions.size === 0) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${t.name}' does not exist.`);
+        const current = existing.partitions.size;
+        const increment = t.count - current;
+        if (increment < 0) throw new KafkaError('INVALID_PARTITIONS', `Topic currently has ${current} partitions, which is higher than the requested ${t.count}.`);
+        if (increment === 0) throw new KafkaError('INVALID_PARTITIONS', `Topic already has ${current} partitions.`);
         const brokers = await ctx.brokerRegistry.getBrokerIds();
-        const added =
-          t.assignments === null
-            ? assignAddedPartitions(brokers, existing.partitions, t.count)
-            : new Map(t.assignments.map((a, i) => [current + i, a.brokerIds]));
-        if (added.size !== t.count - current) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Increasing the number of partitions by ${t.count - current} but ${added.size} assignments provided.`);
+        const partition0 = existing.partitions.get(0);
+        if (partition0 === undefined) {
+          throw new KafkaError('UNKNOWN_SERVER_ERROR', `Unexpected existing replica assignment for topic '${t.name}', partition id 0 is missing. Assignment: ${renderAssignment(existing.partitions)}`);
+        }
+        const existingBytes = TopicAssignmentZNode.encode(existing).length;
+        let added: Map<number, number[]>;
+        if (t.assignments !== null) {
+          const brokerSet = new Set(brokers);
+          const unknown = [...new Set(t.assignments.flatMap((a) => a.brokerIds))].filter((b) => !brokerSet.has(b));
+          if (unknown.length > 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Unknown broker(s) in replica assignment: ${unknown.join(', ')}.`);
+          if (t.assignments.length !== increment) {
+            throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Increasing the number of partitions by ${increment} but ${t.assignments.length} assignments provided.`);
+          }
+          added = new Map(t.assignments.map((a, i) => [current + i, a.brokerIds]));
+          checkAssignmentFits(t.name, t.count, explicitAssignmentBytes(added, existingBytes));
+          validateAddedReplicas(added, partition0.length);
+        } else {
+          checkAssignable(t.name, brokers, increment, partition0.length, current, existingBytes);
+          // Kafka continues partition 0's pattern (AdminZkClient.createNewPartitionsAssignment).
+          added = kafkaErrors(() => assignAddedPartitions(brokers, existing.partitions, t.count));
+        }
         if (!request.validateOnly) await ctx.adminZk.addPartitions(t.name, existing, added);
         results.push({ name: t.name, errorCode: ErrorCode.NONE.code, errorMessage: null });
       } catch (err) {
         const code = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
+        if (!(err instanceof KafkaError)) log.error(`Error creating partitions of topic ${t.name}`, err);
         results.push({ name: t.name, errorCode: code, errorMessage: (err as Error).message });
       }
     }
     return { throttleTimeMs: 0, results };
   };
+}
+
+/** AdminZkClient.validateReplicaAssignment, with its messages. */
+function validateAddedReplicas(added: ReadonlyMap<number, readonly number[]>, expectedReplicationFactor: number): void {
+  for (const [p, replicas] of added) {
+    if (replicas.length === 0) throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Cannot have replication factor of 0 for partition id ${p}.`);
+    if (new Set(replicas).size !== replicas.length) {
+      throw new KafkaError('INVALID_REPLICA_ASSIGNMENT', `Duplicate brokers not allowed in replica assignment: ${replicas.join(', ')} for partition id ${p}.`);
+    }
+  }
+  const bad = [...added].filter(([, r]) => r.length !== expectedReplicationFactor).sort((a, b) => a[0] - b[0]);
+  if (bad.length > 0) {
+    throw new KafkaError(
+      'INVALID_REPLICA_ASSIGNMENT',
+      `Inconsistent replication factor between partitions, partition 0 has ${expectedReplicationFactor} while partitions [${bad.map(([p]) => p).join(', ')}] have replication factors [${bad.map(([, r]) => r.length).join(', ')}], respectively.`,
+    );
+  }
 }

@@ -38,20 +38,31 @@ export const BrokerInfoZNode = {
     const version = intField(path, o, 'version');
     let endpoints: BrokerInfo['endpoints'];
     let protocolMap: Record<string, string> = {};
+    if (version < 1) throw new ZnodeFormatError(path, `unsupported version of broker registration: ${version}`);
     if (version === 1) {
-      endpoints = [{ listenerName: 'PLAINTEXT', host: stringField(path, o, 'host'), port: intField(path, o, 'port') }];
+      const port = intField(path, o, 'port');
+      if (port < 0 || port > 65535) throw new ZnodeFormatError(path, `bad port ${port}`);
+      endpoints = [{ listenerName: 'PLAINTEXT', host: stringField(path, o, 'host'), port }];
       protocolMap = { PLAINTEXT: 'PLAINTEXT' };
     } else {
       const raw = o['endpoints'];
       if (!Array.isArray(raw)) throw new ZnodeFormatError(path, 'field "endpoints" is not a list');
       endpoints = raw.map((e) => {
-        const m = /^([A-Za-z0-9_]+):\/\/(\[[^\]]+\]|[^:]*):(\d+)$/.exec(String(e));
-        if (!m || m[1] === undefined || m[2] === undefined || m[3] === undefined) throw new ZnodeFormatError(path, `bad endpoint ${String(e)}`);
+        const m = typeof e === 'string' ? /^([A-Za-z0-9_]+):\/\/(\[[^\]]+\]|[^:]*):(\d{1,5})$/.exec(e) : null;
+        if (!m || m[1] === undefined || m[2] === undefined || m[3] === undefined || Number(m[3]) > 65535) {
+          throw new ZnodeFormatError(path, `bad endpoint ${JSON.stringify(e)}`);
+        }
         return { listenerName: m[1], host: m[2].replace(/^\[|\]$/g, ''), port: Number(m[3]) };
       });
       const map = o['listener_security_protocol_map'];
-      if (map && typeof map === 'object') protocolMap = map as Record<string, string>;
-      else for (const e of endpoints) protocolMap[e.listenerName] = e.listenerName;
+      if (map !== undefined && map !== null) {
+        if (typeof map !== 'object' || Array.isArray(map) || !Object.values(map).every((v) => typeof v === 'string')) {
+          throw new ZnodeFormatError(path, 'field "listener_security_protocol_map" is not a map of strings');
+        }
+        protocolMap = map as Record<string, string>;
+      } else {
+        for (const e of endpoints) protocolMap[e.listenerName] = e.listenerName;
+      }
     }
     const rack = typeof o['rack'] === 'string' ? o['rack'] : null;
     const jmx = typeof o['jmx_port'] === 'number' ? o['jmx_port'] : -1;

@@ -1,4 +1,4 @@
-import { decodeDecimal, decodeJsonObject, encodeJson, intField, timestampField } from './znode-json';
+import { decodeInt32Decimal, decodeJsonObject, encodeJson, intField, timestampField } from './znode-json';
 
 /** `/controller` (ephemeral): `{"version":1,"brokerid":0,"timestamp":"1535943857541"}`. */
 export const ControllerZNode = {
@@ -17,6 +17,6 @@ export const ControllerEpochZNode = {
     return Buffer.from(String(epoch), 'utf8');
   },
   decode(path: string, data: Buffer | null): number {
-    return decodeDecimal(path, data);
+    return decodeInt32Decimal(path, data);
   },
 };

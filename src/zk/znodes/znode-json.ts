@@ -25,9 +25,14 @@ export function decodeJsonObject(path: string, data: Buffer | null): Json {
   return parsed as Json;
 }
 
+/** Kafka's JSON ints are Java ints: 32-bit. */
+function isInt32(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= -0x80000000 && v <= 0x7fffffff;
+}
+
 export function intField(path: string, obj: Json, key: string): number {
   const v = obj[key];
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new ZnodeFormatError(path, `field "${key}" is not an integer`);
+  if (!isInt32(v)) throw new ZnodeFormatError(path, `field "${key}" is not an integer`);
   return v;
 }
 
@@ -38,7 +43,7 @@ export function stringField(path: string, obj: Json, key: string): string {
 }
 
 export function intArray(path: string, v: unknown, what: string): number[] {
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' && Number.isInteger(x))) {
+  if (!Array.isArray(v) || !v.every(isInt32)) {
     throw new ZnodeFormatError(path, `${what} is not a list of integers`);
   }
   return v as number[];
@@ -54,6 +59,13 @@ export function timestampField(path: string, obj: Json, key: string): number {
 
 export function decodeDecimal(path: string, data: Buffer | null): number {
   const text = data?.toString('utf8').trim() ?? '';
-  if (!/^-?\d+$/.test(text)) throw new ZnodeFormatError(path, `not a decimal number: ${text.slice(0, 50)}`);
+  if (!/^-?\d{1,19}$/.test(text) || !Number.isSafeInteger(Number(text))) throw new ZnodeFormatError(path, `not a decimal number: ${JSON.stringify(text.slice(0, 50))}`);
   return Number(text);
+}
+
+/** A decimal that must fit a Java int (Kafka's `toInt`), e.g. /controller_epoch. */
+export function decodeInt32Decimal(path: string, data: Buffer | null): number {
+  const n = decodeDecimal(path, data);
+  if (!isInt32(n)) throw new ZnodeFormatError(path, `not a 32-bit integer: ${n}`);
+  return n;
 }
