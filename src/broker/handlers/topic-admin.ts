@@ -40,9 +40,29 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
     }
     // Kafka's DelayedCreatePartitions: done once every created topic is in this broker's metadata.
     const cache = ctx.metadataCache;
-    await cache.topicWatchers.waitUntil(() => created.every((t) => cache.contains(t)), () => created, request.timeoutMs);
+    // timeout_ms <= 0 asks not to wait at all; otherwise a topic still without metadata when it runs out is
+    // REQUEST_TIMED_OUT, as DelayedCreatePartitions.onComplete answers (the topic is created all the same).
+    if (request.timeoutMs > 0 && created.length > 0) {
+      const done = await cache.topicWatchers.waitUntil(() => created.every((t) => hasAllLeaders(cache, t)), () => created, request.timeoutMs);
+      if (!done) {
+        for (const r of results) {
+          if (created.includes(r.name) && !hasAllLeaders(cache, r.name)) Object.assign(r, { errorCode: ErrorCode.REQUEST_TIMED_OUT.code, errorMessage: null });
+        }
+      }
+    }
     return { throttleTimeMs: 0, topics: results };
   };
+}
+
+/** Kafka's DelayedCreatePartitions test: the topic is in the metadata and no partition of it lacks a leader. */
+function hasAllLeaders(cache: HandlerContext['metadataCache'], topic: string): boolean {
+  const n = cache.numPartitions(topic);
+  if (n === undefined) return false;
+  for (let partition = 0; partition < n; partition++) {
+    const leader = cache.partitionState({ topic, partition })?.leader ?? -1;
+    if (leader < 0) return false;
+  }
+  return true;
 }
 
 /**

@@ -105,9 +105,13 @@ describe('names and bounds on a 3-broker cluster', () => {
   });
 
   it('CreateTopics with an assignment naming an unknown broker is accepted, as in Kafka 2.8; CreatePartitions refuses it', async () => {
-    // (Its partition has no live replica, so the request's wait for its metadata runs to the end: keep it short.)
+    // Its partition has no live replica, so no leader appears before the request's timeout: created, and
+    // REQUEST_TIMED_OUT (Kafka's DelayedCreatePartitions); with timeout_ms 0 nothing is awaited.
     const [accepted] = (await controller.send(CreateTopicsApi, { topics: [topic({ name: 'waiting', assignments: [{ partitionIndex: 0, brokerIds: [7] }] })], timeoutMs: 500, validateOnly: false }, { version: 4 })).topics;
-    expect(accepted).toMatchObject({ errorCode: 0 });
+    expect(accepted).toMatchObject({ errorCode: code('REQUEST_TIMED_OUT'), errorMessage: null });
+    expect(await cluster.zk.exists(p('/brokers/topics/waiting'))).not.toBeNull();
+    const [unawaited] = (await controller.send(CreateTopicsApi, { topics: [topic({ name: 'unawaited', assignments: [{ partitionIndex: 0, brokerIds: [7] }] })], timeoutMs: 0, validateOnly: false }, { version: 4 })).topics;
+    expect(unawaited).toMatchObject({ errorCode: 0 });
     expect((await createTopics([topic({ name: 'base', numPartitions: 2, replicationFactor: 2 })]))[0]?.errorCode).toBe(0);
     await cluster.waitForLeaders('base', 2);
     const started = Date.now();
