@@ -13,9 +13,12 @@ const program = createCli('kafka-consumer-perf-test', 'A tool to verify the cons
   .option('--threads <n>', 'number of processing threads (ignored, as in Kafka 2.x)', '10')
   .option('--group <group>', 'the consumer group id (partitions are assigned directly here)')
   .option('--timeout <ms>', 'the maximum allowed time between returned records', '10000')
-  .option('--hide-header', 'do not print the header line');
+  .option('--hide-header', 'do not print the header line')
+  .option('--print-metrics', 'print out the metrics')
+  .option('--consumer.config <file>', 'consumer config properties file (client.id, fetch.max.bytes, fetch.max.wait.ms)');
 
 void runCli(program, async (p) => {
-  await runConsumerPerformance(p.opts<ConsumerPerformanceOptions>(), (line) => process.stdout.write(`${line}\n`), (line) => process.stderr.write(`${line}\n`));
+  const o = p.opts<ConsumerPerformanceOptions & { 'consumer.config'?: string }>();
+  await runConsumerPerformance({ ...o, consumerConfig: o['consumer.config'] }, (line) => process.stdout.write(`${line}\n`), (line) => process.stderr.write(`${line}\n`));
   return 0;
 });

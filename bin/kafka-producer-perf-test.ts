@@ -12,7 +12,7 @@ const program = createCli('kafka-producer-perf-test', 'A tool to verify the prod
   .requiredOption('--throughput <records/sec>', 'throttle to about this many messages/sec; -1 for no throttling')
   .option('--producer-props <prop=val...>', 'producer properties: bootstrap.servers=... acks=... batch.size=... linger.ms=... compression.type=...')
   .option('--producer.config <file>', 'producer config properties file')
-  .option('--print-metrics', 'print the metrics at the end (kafka-ts prints none)');
+  .option('--print-metrics', 'print out metrics at the end of the test');
 
 void runCli(program, async (p) => {
   const o = p.opts<Omit<ProducerPerformanceOptions, 'producerProps'> & { producerProps?: string[]; 'producer.config'?: string }>();

@@ -153,6 +153,10 @@ export class NetworkClient {
   }
 
   /** The clock every time-out and back-off of this client runs on (its connections', consumers', producers'). */
+  get clientId(): string {
+    return this.opts.clientId;
+  }
+
   get clock(): Clock {
     return this.opts.clock;
   }

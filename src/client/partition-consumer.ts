@@ -2,6 +2,7 @@ import { ErrorCode, isRetriable } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
 import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { FetchApi } from '../protocol/apis/fetch';
+import { ClientMetrics } from './client-metrics';
 import { ListOffsetsApi } from '../protocol/apis/list-offsets';
 import { batchesIn, Record, RecordBatch, TimestampType } from '../records';
 import { NetworkClient } from './network-client';
@@ -41,9 +42,21 @@ export type StartOffset = 'earliest' | 'latest' | number;
 export class PartitionConsumer {
   private readonly positions = new Map<string, { tp: TopicPartition; offset: number }>();
   private readonly o: Required<Omit<PartitionConsumerOptions, 'client'>>;
+  /** Kafka's consumer-fetch-manager-metrics that the tools print (--print-metrics). */
+  readonly metrics: ClientMetrics;
+  private readonly sensors: { [K in 'throttle' | 'latency' | 'fetch' | 'bytes' | 'records']: (value: number) => void };
 
   constructor(private readonly client: NetworkClient, options: Omit<PartitionConsumerOptions, 'client'> = {}) {
     this.o = { maxWaitMs: options.maxWaitMs ?? 500, partitionMaxBytes: options.partitionMaxBytes ?? 1048576, maxBytes: options.maxBytes ?? 52428800 };
+    this.metrics = new ClientMetrics(client.clientId, client.clock);
+    const group = 'consumer-fetch-manager-metrics';
+    this.sensors = {
+      throttle: this.metrics.sensor(group, 'fetch-throttle-time', ['avg', 'max']),
+      latency: this.metrics.sensor(group, 'fetch-latency', ['avg', 'max']),
+      fetch: this.metrics.sensor(group, 'fetch', ['total', 'rate']),
+      bytes: this.metrics.sensor(group, 'bytes-consumed', ['total', 'rate']),
+      records: this.metrics.sensor(group, 'records-consumed', ['total', 'rate']),
+    };
   }
 
   async assign(tps: readonly TopicPartition[], start: StartOffset): Promise<void> {
@@ -123,6 +136,7 @@ export class PartitionConsumer {
       list.push({ partition: p.tp.partition, currentLeaderEpoch: -1, fetchOffset: p.offset, logStartOffset: -1, partitionMaxBytes: this.o.partitionMaxBytes });
     }
     let response;
+    const sentMs = this.client.clock.hiResClockMs();
     try {
       response = await this.client.request(
         leader,
@@ -144,6 +158,9 @@ export class PartitionConsumer {
     } catch {
       return { batches: [], refresh: true };
     }
+    this.sensors.fetch(1);
+    this.sensors.latency(this.client.clock.hiResClockMs() - sentMs);
+    this.sensors.throttle(response.throttleTimeMs);
     const batches: ConsumedBatch[] = [];
     let refresh = false;
     for (const t of response.responses) {
@@ -161,7 +178,11 @@ export class PartitionConsumer {
         const data = Array.isArray(p.recordSet) ? Buffer.concat(p.recordSet) : (p.recordSet as Buffer);
         for (const batch of batchesIn(data)) {
           if (batch.nextOffset <= pos.offset) continue;
-          if (!batch.isControlBatch) batches.push({ topic: t.topic, partition: p.partition, fromOffset: pos.offset, batch });
+          if (!batch.isControlBatch) {
+            batches.push({ topic: t.topic, partition: p.partition, fromOffset: pos.offset, batch });
+            this.sensors.bytes(batch.sizeInBytes);
+            this.sensors.records(batch.recordsCount);
+          }
           pos.offset = batch.nextOffset;
         }
       }

@@ -5,6 +5,7 @@ import { SerialQueue } from '../common/serial-queue';
 import { KafkaError } from '../common/kafka-error';
 import { ProduceApi, ProduceResponse } from '../protocol/apis/produce';
 import { CompressionType, RecordBatchBuilder } from '../records';
+import { ClientMetrics } from './client-metrics';
 import { DefaultPartitioner } from './default-partitioner';
 import { NetworkClient } from './network-client';
 
@@ -87,6 +88,16 @@ export class Producer {
   private readonly metadataWaits = new SerialQueue();
   private flushing = 0;
   private waitingForMetadata = 0;
+  /** Kafka's producer-metrics that the tools print (--print-metrics). */
+  readonly metrics: ClientMetrics;
+  private readonly sensors: {
+    throttle: (ms: number) => void;
+    latency: (ms: number) => void;
+    request: (n: number) => void;
+    recordSend: (n: number) => void;
+    recordError: (n: number) => void;
+    batchSize: (bytes: number) => void;
+  };
 
   constructor(options: ProducerOptions) {
     this.client = new NetworkClient({
@@ -98,6 +109,16 @@ export class Producer {
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     this.clock = this.client.clock;
+    this.metrics = new ClientMetrics(options.clientId ?? 'producer-1', this.clock);
+    const group = 'producer-metrics';
+    this.sensors = {
+      throttle: this.metrics.sensor(group, 'produce-throttle-time', ['avg', 'max']),
+      latency: this.metrics.sensor(group, 'request-latency', ['avg', 'max']),
+      request: this.metrics.sensor(group, 'request', ['total', 'rate']),
+      recordSend: this.metrics.sensor(group, 'record-send', ['total', 'rate']),
+      recordError: this.metrics.sensor(group, 'record-error', ['total', 'rate']),
+      batchSize: this.metrics.sensor(group, 'batch-size', ['avg', 'max']),
+    };
     this.o = {
       acks: options.acks ?? 1,
       compression: options.compression ?? CompressionType.NONE,
@@ -317,12 +338,20 @@ export class Producer {
         list.push({ index: b.partition, records: bytes[i] as Buffer });
       });
       const request = { transactionalId: null, acks: this.o.acks, timeoutMs: this.o.requestTimeoutMs, topicData: [...topicData].map(([name, partitionData]) => ({ name, partitionData })) };
+      this.sensors.request(1);
+      batches.forEach((b, i) => {
+        this.sensors.recordSend(b.builder.numRecords);
+        this.sensors.batchSize((bytes[i] as Buffer).length);
+      });
+      const sentMs = this.clock.hiResClockMs();
       if (this.o.acks === 0) {
         const conn = await this.client.connectionTo(leader);
         await conn.send(ProduceApi, request, { expectResponse: false });
         for (const b of batches) this.complete(b, -1);
       } else {
         const response = await this.client.request(leader, ProduceApi, request, { retries: 0 });
+        this.sensors.latency(this.clock.hiResClockMs() - sentMs);
+        this.sensors.throttle(response.throttleTimeMs);
         for (const b of batches) {
           const r = findPartition(response, b.topic, b.partition);
           if (r === undefined) this.fail(b, new KafkaError('UNKNOWN_SERVER_ERROR', 'Partition missing from the produce response'));
@@ -373,6 +402,7 @@ export class Producer {
   }
 
   private fail(b: Batch, err: Error): void {
+    this.sensors.recordError(b.builder.numRecords);
     for (let i = 0; i < b.callbacks.length; i++) b.callbacks[i]?.(err, b.topic, b.partition, -1, b.cookies[i] as number);
   }
 

@@ -1,5 +1,8 @@
+import * as fs from 'node:fs';
 import { ErrorCode } from '../common/error-codes';
+import { parseProperties } from '../common/config/properties';
 import { SYSTEM_CLOCK } from '../common/time';
+import { formatMetrics } from '../client/client-metrics';
 import { NetworkClient } from '../client/network-client';
 import { ConsumedBatch, PartitionConsumer } from '../client/partition-consumer';
 import { recordPayloadSizes } from '../records';
@@ -17,6 +20,26 @@ export interface ConsumerPerformanceOptions {
   threads?: string;
   hideHeader?: boolean;
   group?: string;
+  /** --print-metrics: the consumer's fetch metrics after the run, as Kafka's ToolsUtils.printMetrics. */
+  printMetrics?: boolean;
+  /** --consumer.config: a properties file; client.id, fetch.max.bytes and fetch.max.wait.ms are read from it. */
+  consumerConfig?: string;
+}
+
+/** The consumer properties this tool honours; any other key in --consumer.config is refused, not ignored. */
+const CONSUMER_KEYS = new Set(['client.id', 'fetch.max.bytes', 'fetch.max.wait.ms', 'bootstrap.servers', 'group.id']);
+
+function consumerProperties(file: string | undefined): Map<string, string> {
+  if (file === undefined) return new Map();
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CliError(`Cannot read --consumer.config ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  const props = new Map(parseProperties(text));
+  for (const key of props.keys()) if (!CONSUMER_KEYS.has(key)) throw new CliError(`Unsupported consumer property ${key} in ${file}; supported: ${[...CONSUMER_KEYS].join(', ')}`);
+  return props;
 }
 
 function pad(n: number, w = 2): string {
@@ -37,18 +60,23 @@ export const CONSUMER_PERF_HEADER = 'start.time, end.time, data.consumed.in.MB, 
  * is the time to find the partitions and their start offsets.
  */
 export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out: (line: string) => void, err: (line: string) => void): Promise<{ mbPerSec: number; recordsPerSec: number }> {
-  const servers = o.bootstrapServer ?? o.brokerList;
+  const props = consumerProperties(o.consumerConfig);
+  const servers = o.bootstrapServer ?? o.brokerList ?? props.get('bootstrap.servers');
   if (servers === undefined) throw new CliError('Missing required argument "[bootstrap-server]"');
   const messages = intOption(o.messages, '--messages', 0);
   if (messages <= 0) throw new CliError(`Invalid --messages ${o.messages}: must be positive`);
   const timeoutMs = intOption(o.timeout, '--timeout', 10000);
-  const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, '--bootstrap-server'), clientId: 'consumer-performance' });
+  const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, '--bootstrap-server'), clientId: props.get('client.id') ?? 'consumer-performance' });
   const start = SYSTEM_CLOCK.nowMs();
   try {
     const md = await client.ensureMetadata([o.topic]);
     const info = md.topics.get(o.topic);
     if (info === undefined || info.errorCode !== ErrorCode.NONE.code) throw new CliError(`Topic ${o.topic} does not exist`);
-    const consumer = new PartitionConsumer(client, { partitionMaxBytes: intOption(o.fetchSize, '--fetch-size', 1048576) });
+    const consumer = new PartitionConsumer(client, {
+      partitionMaxBytes: intOption(o.fetchSize, '--fetch-size', 1048576),
+      maxBytes: intOption(props.get('fetch.max.bytes'), 'fetch.max.bytes', 52428800),
+      maxWaitMs: intOption(props.get('fetch.max.wait.ms'), 'fetch.max.wait.ms', 500),
+    });
     await consumer.assign(info.partitions.map((p) => ({ topic: o.topic, partition: p.partition })), o.fromLatest ? 'latest' : 'earliest');
     const fetchStart = SYSTEM_CLOCK.nowMs();
     let count = 0;
@@ -80,6 +108,7 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
     out(
       `${formatDate(start)}, ${formatDate(end)}, ${mb.toFixed(4)}, ${(mb / total).toFixed(4)}, ${count}, ${(count / total).toFixed(4)}, ${fetchStart - start}, ${fetchMs}, ${((mb * 1000) / fetchMs).toFixed(4)}, ${((count * 1000) / fetchMs).toFixed(4)}`,
     );
+    if (o.printMetrics) for (const line of formatMetrics(consumer.metrics.snapshot())) out(line);
     return { mbPerSec: (mb * 1000) / fetchMs, recordsPerSec: (count * 1000) / fetchMs };
   } finally {
     client.close();

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { SYSTEM_CLOCK } from '../common/time';
+import { formatMetrics } from '../client/client-metrics';
 import { Producer } from '../client/producer';
 import { CompressionType } from '../records';
 import { parseProperties } from '../common/config/properties';
@@ -15,6 +16,8 @@ export interface ProducerPerformanceOptions {
   throughput: string;
   producerProps: string[];
   producerConfig?: string;
+  /** --print-metrics: the producer's metrics after the run, as Kafka's ToolsUtils.printMetrics. */
+  printMetrics?: boolean;
 }
 
 const CODECS: Record<string, CompressionType> = { none: CompressionType.NONE, gzip: CompressionType.GZIP, snappy: CompressionType.SNAPPY, lz4: CompressionType.LZ4, zstd: CompressionType.ZSTD };
@@ -167,5 +170,7 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
   await producer.flush();
   await producer.close();
   if (failed !== undefined) throw new CliError(`Error while sending: ${(failed as Error).message}`);
-  return stats.printTotal();
+  const total = stats.printTotal();
+  if (o.printMetrics) for (const line of formatMetrics(producer.metrics.snapshot())) out(line);
+  return total;
 }

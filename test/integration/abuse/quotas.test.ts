@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { BrokerConnection } from '../../../src/client/broker-connection';
 import { FetchApi } from '../../../src/protocol/apis/fetch';
 import { ProduceApi } from '../../../src/protocol/apis/produce';
@@ -107,12 +110,36 @@ describe('client quotas', () => {
   it("shows in kafka-producer-perf-test: a throttled client id's records/sec stays near its quota", async () => {
     const r = await runTool('kafka-producer-perf-test', [
       '--topic', 'q', '--num-records', '600', '--record-size', '1000', '--throughput', '-1',
-      '--producer-props', `bootstrap.servers=${cluster.bootstrap}`, 'acks=1', 'client.id=slow-producer', 'batch.size=16384',
+      '--producer-props', `bootstrap.servers=${cluster.bootstrap}`, 'acks=1', 'client.id=slow-producer', 'batch.size=16384', '--print-metrics',
     ]);
     expect(r.code).toBe(0);
     const summary = /^600 records sent, ([\d.]+) records\/sec/m.exec(r.output);
     expect(summary).not.toBeNull();
     // 100 KB/s of 1 KB records is about 100 records/s; well below what the same broker takes unthrottled.
     expect(Number(summary?.[1])).toBeLessThan(400);
+    // --print-metrics shows the throttle under Kafka's metric names, in ToolsUtils' layout.
+    expect(r.output).toMatch(/^Metric Name +Value$/m);
+    const max = /^producer-metrics:produce-throttle-time-max:\{client-id=slow-producer\} +: ([\d.]+)$/m.exec(r.output);
+    expect(Number(max?.[1])).toBeGreaterThan(0);
+    expect(r.output).toMatch(/^producer-metrics:record-send-total:\{client-id=slow-producer\} +: 600\.000$/m);
+  }, 60000);
+
+  it('shows in kafka-consumer-perf-test --print-metrics: fetch-throttle-time of a throttled client id', async () => {
+    const config = path.join(os.tmpdir(), `consumer-${process.pid}-${Date.now()}.properties`);
+    fs.writeFileSync(config, 'client.id=slow/consumer\n');
+    try {
+      const r = await runTool('kafka-consumer-perf-test', ['--bootstrap-server', cluster.bootstrap, '--topic', 'q', '--messages', '20', '--consumer.config', config, '--print-metrics', '--timeout', '30000']);
+      expect(r.code).toBe(0);
+      const max = /^consumer-fetch-manager-metrics:fetch-throttle-time-max:\{client-id=slow\/consumer\} +: ([\d.]+)$/m.exec(r.output);
+      expect(Number(max?.[1])).toBeGreaterThan(0);
+      expect(r.output).toMatch(/^consumer-fetch-manager-metrics:records-consumed-total:\{client-id=slow\/consumer\} +: \d+\.000$/m);
+      // A key the tool does not honour is refused on one line, not ignored.
+      fs.writeFileSync(config, 'auto.offset.reset=none\n');
+      const bad = await runTool('kafka-consumer-perf-test', ['--bootstrap-server', cluster.bootstrap, '--topic', 'q', '--messages', '1', '--consumer.config', config]);
+      expect(bad.code).not.toBe(0);
+      expect(bad.output).toMatch(/Unsupported consumer property auto\.offset\.reset/);
+    } finally {
+      fs.rmSync(config, { force: true });
+    }
   }, 60000);
 });
