@@ -103,7 +103,7 @@ export class TransientStorageError extends KafkaError {
   }
 }
 
-export function isTransientStorageError(err: unknown): err is TransientStorageError {
+export function isTransientStorageError(err: unknown): boolean {
   return err instanceof TransientStorageError;
 }
 
