@@ -78,6 +78,7 @@ export class ReplicaManager {
   /** Failed log dirs are handled one at a time, off the failing call's stack (Kafka's LogDirFailureHandler thread). */
   private readonly logDirFailures = new SerialQueue();
   private readonly logDirEvents: Pick<LogDirEventZk, 'propagateLogDirEvent'> | undefined;
+  private stopped = false;
 
   constructor(private readonly o: ReplicaManagerOptions) {
     this.stateChangeLog = getLogger('state.change.logger', `[Broker id=${o.brokerId}] `);
@@ -111,7 +112,8 @@ export class ReplicaManager {
   async shutdown(): Promise<void> {
     this.logger.info('Shutting down');
     for (const t of this.tasks) t.cancel();
-    await this.logDirFailures.whenIdle();
+    // Not waited for: a notification waiting for a ZooKeeper session must not hold the shutdown.
+    this.stopped = true;
     await this.fetcherManager?.shutdown();
     this.logger.info('Shut down completely');
   }
@@ -124,7 +126,10 @@ export class ReplicaManager {
   private scheduleLogDirFailure(dir: string): void {
     void this.logDirFailures
       .run(() => new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.handleLogDirFailure(dir)))
-      .catch((err: unknown) => this.logger.error(`Error while handling the failure of log dir ${dir}`, err));
+      .catch((err: unknown) => {
+        if (this.stopped) this.logger.warn(`The failure of log dir ${dir} was not announced to the controller before shutdown`, err);
+        else this.logger.error(`Error while handling the failure of log dir ${dir}`, err);
+      });
   }
 
   /**
@@ -135,7 +140,7 @@ export class ReplicaManager {
    */
   async handleLogDirFailure(dir: string, sendZkNotification = true): Promise<void> {
     const logManager = this.o.logManager;
-    if (!logManager.isLogDirOnline(dir)) return;
+    if (this.stopped || !logManager.isLogDirOnline(dir)) return;
     this.logger.warn(`Stopping serving replicas in dir ${dir}`);
     await this.stateChanges.run(async () => {
       const newOfflinePartitions = this.allPartitions()
