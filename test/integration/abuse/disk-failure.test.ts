@@ -356,6 +356,24 @@ describe('disk failures, Kafka 2.x style', () => {
     await expectNothingLost(topic, loop);
   }, 240000);
 
+  it('after a restart, the failed dir serves again once it is usable: its replicas catch up and rejoin the ISR', async () => {
+    const topic = 'jbod';
+    const onTmpfs = [...Array(6).keys()].filter((p) => fs.existsSync(path.join(jbodDirs[1] as string, `${topic}-${p}`)));
+    fs.rmSync(path.join(broker0Tmpfs, 'filler'));
+    const logBefore = cluster.broker(0).readLog().length;
+    const exit = await cluster.broker(0).child.stop({ graceMs: 30000 });
+    expect(exit.code).toBe(0);
+    await cluster.startBroker(0);
+    await waitUntil(
+      async () => {
+        for (const p of onTmpfs) if (!((await cluster.partitionState(topic, p))?.isr ?? []).includes(0)) return false;
+        return true;
+      },
+      { timeoutMs: 60000, message: `broker 0 back in the ISR of ${onTmpfs.join(',')}` },
+    );
+    expect(cluster.broker(0).readLog().slice(logBefore)).not.toMatch(/Stopping serving replicas|Failed to create or validate data directory/);
+  }, 120000);
+
   it('ENOSPC on the only log dir: the broker halts with status 1 and its partitions fail over', async () => {
     const topic = 'single';
     const partitions = await createTopic(topic, '1:2:0,1:0:2');
