@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { EndPoint } from '../common/config/end-point';
 import { KafkaConfig } from '../common/config/kafka-config';
 import { getLogger, Logger } from '../common/logging/logging';
@@ -13,6 +14,7 @@ import { Scheduler } from '../common/scheduler';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { LogManager } from '../log/log-manager';
 import { logManagerConfigFrom } from '../log/log-manager-config';
+import { isIoError, isLogDirFailure } from '../log/log-dir-failure-channel';
 import { brokerLogConfigDefaults, createLogConfig } from '../common/config/log-config';
 import { ControllerChannelManager, KafkaController } from '../controller';
 import { AdminZk } from '../zk/admin-zk';
@@ -34,6 +36,14 @@ import { GROUP_METADATA_TOPIC_NAME } from '../common/topic';
 /** A start-up refusal whose message is the whole story (no stack trace needed by the operator). */
 export class KafkaServerStartupError extends Error {}
 
+export interface KafkaServerOptions {
+  /**
+   * Kafka's Exit.halt: ends the process at once, without the shutdown steps (the last log dir failed).
+   * Default process.exit.
+   */
+  halt?: (statusCode: number) => void;
+}
+
 /**
  * The broker's composition root (Kafka's KafkaServer): builds the parts in dependency order, starts them, and
  * shuts them down in reverse, each step's failure logged without skipping the rest.
@@ -52,8 +62,14 @@ export class KafkaServer {
   private started = false;
   private readonly clock: Clock = SYSTEM_CLOCK;
   private shuttingDown: Promise<void> | undefined;
+  /** Log dirs whose meta.properties could not be read: offline from the start (Kafka's initialOfflineDirs). */
+  private initialOfflineDirs: string[] = [];
+  private logManager: LogManager | undefined;
 
-  constructor(private readonly config: KafkaConfig) {
+  constructor(
+    private readonly config: KafkaConfig,
+    private readonly options: KafkaServerOptions = {},
+  ) {
     this.brokerId = config.brokerId;
   }
 
@@ -105,7 +121,15 @@ export class KafkaServer {
     const scheduler = new Scheduler(clock);
     this.shutdownHooks.push(() => scheduler.shutdown());
     const brokerDefaults = brokerLogConfigDefaults(this.config);
-    const logManager = new LogManager({ config: logManagerConfigFrom(this.config), defaultConfig: createLogConfig(brokerDefaults), clock, scheduler });
+    const logManager = new LogManager({
+      config: logManagerConfigFrom(this.config),
+      defaultConfig: createLogConfig(brokerDefaults),
+      clock,
+      scheduler,
+      initialOfflineDirs: this.initialOfflineDirs,
+      halt: this.options.halt ?? ((code) => process.exit(code)),
+    });
+    this.logManager = logManager;
     await logManager.startup();
     this.shutdownHooks.push(() => logManager.shutdown());
     const quotaConfig = { numQuotaSamples: this.config.get('quota.window.num'), quotaWindowSizeSeconds: this.config.get('quota.window.size.seconds') };
@@ -194,11 +218,23 @@ export class KafkaServer {
     });
   }
 
-  /** Every log dir must agree on broker.id and cluster.id with each other, the config and ZooKeeper. */
+  /**
+   * Every log dir must agree on broker.id and cluster.id with each other, the config and ZooKeeper. A dir whose
+   * meta.properties cannot be read (an I/O error) is offline from the start, as Kafka's
+   * getBrokerMetadataAndOfflineDirs has it.
+   */
   private readBrokerMetadata(): BrokerMetadata | null {
     let found: BrokerMetadata | null = null;
     for (const dir of this.config.logDirs) {
-      const meta = new BrokerMetadataCheckpoint(dir).read();
+      let meta: BrokerMetadata | null;
+      try {
+        meta = new BrokerMetadataCheckpoint(dir).read();
+      } catch (err) {
+        if (!isIoError(err)) throw err;
+        this.log.error(`Fail to read meta.properties under log directory ${dir}`, err);
+        this.initialOfflineDirs.push(dir);
+        continue;
+      }
       if (meta === null) continue;
       if (found !== null && (found.brokerId !== meta.brokerId || found.clusterId !== meta.clusterId)) {
         throw new KafkaServerStartupError(
@@ -227,15 +263,29 @@ export class KafkaServer {
     return registry.generateBrokerId(this.config.get('reserved.broker.max.id'));
   }
 
+  /** Missing log dirs are created by the LogManager; one that cannot be is offline, all of them is fatal. */
   private createLogDirs(): void {
     for (const dir of this.config.logDirs) {
-      fs.mkdirSync(dir, { recursive: true });
-      fs.accessSync(dir, fs.constants.W_OK);
+      try {
+        fs.mkdirSync(dir, { recursive: true });
+      } catch (err) {
+        if (!isIoError(err)) throw err;
+      }
     }
   }
 
+  /** meta.properties goes to the live log dirs only (Kafka's checkpointBrokerMetadata). */
   private writeBrokerMetadata(meta: BrokerMetadata): void {
-    for (const dir of this.config.logDirs) new BrokerMetadataCheckpoint(dir).write(meta);
+    for (const dir of this.config.logDirs) {
+      if (this.logManager !== undefined && !this.logManager.liveLogDirs().includes(path.resolve(dir))) continue;
+      try {
+        new BrokerMetadataCheckpoint(dir).write(meta);
+      } catch (err) {
+        if (isLogDirFailure(err)) this.logManager?.failureChannel.maybeAddOfflineLogDir(path.resolve(dir), `Error while writing meta.properties to ${dir}`, err);
+        else if (isIoError(err)) this.log.warn(`Error while writing meta.properties to ${dir}; the dir stays online`, err);
+        else throw err;
+      }
+    }
   }
 
   /** The advertised endpoints, with an empty host replaced by this machine's name as Kafka does. */

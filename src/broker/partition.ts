@@ -257,6 +257,8 @@ export class Partition {
    */
   checkEnoughReplicasReachOffset(requiredOffset: number): ReplicationCheck {
     const log = this.log;
+    // Kafka's DelayedProduce: a partition in a failed log dir answers KAFKA_STORAGE_ERROR.
+    if (log?.isOffline === true) return { done: true, error: 'KAFKA_STORAGE_ERROR' };
     if (!this.isLeader || log === undefined) return { done: true, error: 'NOT_LEADER_OR_FOLLOWER' };
     if (log.highWatermark < requiredOffset) return { done: false };
     if (this.isr.length < log.config.minInSyncReplicas) return { done: true, error: 'NOT_ENOUGH_REPLICAS_AFTER_APPEND' };

@@ -8,6 +8,8 @@ import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { topicNameError } from '../common/topic';
 import { LogConfig } from '../common/config/log-config';
 import { LogManager } from '../log/log-manager';
+import { isTransientStorageError } from '../log/log-dir-failure-channel';
+import { LogDirEventZk } from '../zk/log-dir-event-zk';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/apis/leader-and-isr';
 import { StopReplicaRequest, StopReplicaResponse } from '../protocol/apis/stop-replica';
 import { Scheduler, ScheduledTask } from '../common/scheduler';
@@ -30,7 +32,16 @@ export interface ReplicaManagerOptions {
   clock: Clock;
   /** Follower fetching and leader-side ISR maintenance; without it the broker only serves as a leader (RF=1). */
   replication?: ReplicationOptions;
+  /**
+   * Where a failed log dir is announced to the controller (`/log_dir_event_notification`); default: the
+   * replication ZooKeeper session's LogDirEventZk, none without replication.
+   */
+  logDirEvents?: Pick<LogDirEventZk, 'propagateLogDirEvent'>;
 }
+
+/** Attempts, and the pause between them, at creating a log that failed on a resource error (EMFILE, ...). */
+const TRANSIENT_LOG_CREATION_ATTEMPTS = 3;
+const TRANSIENT_LOG_CREATION_BACKOFF_MS = 100;
 
 /** Partitions this broker leads and follows after a LeaderAndIsr request (only those that changed cleanly). */
 export type LeadershipChangeCallback = (leaders: readonly TopicPartition[], followers: readonly TopicPartition[]) => void;
@@ -65,6 +76,10 @@ export class ReplicaManager {
   private readonly tasks: ScheduledTask[] = [];
   /** LeaderAndIsr and StopReplica are applied one at a time (Kafka's replicaStateChangeLock). */
   private readonly stateChanges = new SerialQueue();
+  /** Failed log dirs are handled one at a time, off the failing call's stack (Kafka's LogDirFailureHandler thread). */
+  private readonly logDirFailures = new SerialQueue();
+  private readonly logDirEvents: Pick<LogDirEventZk, 'propagateLogDirEvent'> | undefined;
+  private stopped = false;
 
   constructor(private readonly o: ReplicaManagerOptions) {
     this.stateChangeLog = getLogger('state.change.logger', `[Broker id=${o.brokerId}] `);
@@ -79,10 +94,14 @@ export class ReplicaManager {
       notify: (tp) => this.watchers.notify(tp),
     };
     this.fetcherManager = r === undefined ? undefined : new ReplicaFetcherManager(r.fetcher, (tp) => this.partitions.get(tpString(tp))?.log, o.clock);
+    this.logDirEvents = o.logDirEvents ?? (r === undefined ? undefined : new LogDirEventZk(r.zk));
+    o.logManager.failureChannel.onFailure((dir) => this.scheduleLogDirFailure(dir));
   }
 
   /** Starts the ISR maintenance tasks (Kafka's ReplicaManager.startup). */
   startup(): void {
+    // Dirs that failed while the logs were loaded, before this listened (Kafka's queue keeps them for its handler).
+    for (const dir of this.o.logManager.failureChannel.offlineLogDirs()) this.scheduleLogDirFailure(dir);
     const r = this.o.replication;
     if (r === undefined) return;
     const lag = r.replicaLagTimeMaxMs;
@@ -94,13 +113,65 @@ export class ReplicaManager {
   async shutdown(): Promise<void> {
     this.logger.info('Shutting down');
     for (const t of this.tasks) t.cancel();
+    // Not waited for: a notification waiting for a ZooKeeper session must not hold the shutdown.
+    this.stopped = true;
     await this.fetcherManager?.shutdown();
     this.logger.info('Shut down completely');
   }
 
   /** The `isr-expiration` task: every partition this broker leads drops followers lagging past replica.lag.time.max.ms. */
   private async maybeShrinkIsr(): Promise<void> {
-    await Promise.all(this.allPartitions().map((p) => p.maybeShrinkIsr()));
+    await Promise.all(this.onlinePartitions().map((p) => p.maybeShrinkIsr()));
+  }
+
+  private scheduleLogDirFailure(dir: string): void {
+    void this.logDirFailures
+      .run(() => new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.handleLogDirFailure(dir)))
+      .catch((err: unknown) => {
+        if (this.stopped) this.logger.warn(`The failure of log dir ${dir} was not announced to the controller before shutdown`, err);
+        else this.logger.error(`Error while handling the failure of log dir ${dir}`, err);
+      });
+  }
+
+  /**
+   * Kafka's ReplicaManager.handleLogDirFailure: the replicas in `dir` stop being served (fetchers removed,
+   * partitions offline: clients, the controller's LeaderAndIsr and StopReplica get KAFKA_STORAGE_ERROR for them),
+   * the LogManager drops the dir (halting the broker if it was the last), and `/log_dir_event_notification` tells
+   * the controller, which moves their leaderships to the other ISR members.
+   */
+  async handleLogDirFailure(dir: string, sendZkNotification = true): Promise<void> {
+    const logManager = this.o.logManager;
+    if (this.stopped || !logManager.isLogDirOnline(dir)) return;
+    this.logger.warn(`Stopping serving replicas in dir ${dir}`);
+    await this.stateChanges.run(async () => {
+      const newOfflinePartitions = this.allPartitions()
+        .filter((p) => p.log !== undefined && p.log.parentDir === dir)
+        .map((p) => p.tp);
+      await this.fetcherManager?.removeFetcherForPartitions(newOfflinePartitions);
+      for (const tp of newOfflinePartitions) this.markPartitionOffline(tp);
+      this.logger.warn(
+        `Broker ${this.o.brokerId} stopped fetcher for partitions ${newOfflinePartitions.map(tpString).join(',')} and stopped moving logs for partitions  because they are in the failed log directory ${dir}.`,
+      );
+    });
+    logManager.handleLogDirFailure(dir);
+    if (sendZkNotification) await this.logDirEvents?.propagateLogDirEvent(this.o.brokerId);
+    this.logger.warn(`Stopped serving replicas in dir ${dir}`);
+  }
+
+  /**
+   * Kafka's HostedPartition.Offline: the partition keeps its (closed) log so that everything asking for it hears
+   * KAFKA_STORAGE_ERROR; it leads nothing, so nothing here changes its ISR, and waiting produces and fetches wake up.
+   */
+  private markPartitionOffline(tp: TopicPartition): void {
+    const p = this.partitions.get(tpString(tp));
+    if (p === undefined) return;
+    p.log?.markOffline();
+    p.leaderId = -1;
+    this.watchers.notify(tp);
+  }
+
+  private isOffline(p: Partition | undefined): boolean {
+    return p?.log?.isOffline === true;
   }
 
   get brokerId(): number {
@@ -125,6 +196,11 @@ export class ReplicaManager {
 
   allPartitions(): Partition[] {
     return [...this.partitions.values()];
+  }
+
+  /** The partitions not in a failed log dir (Kafka's onlinePartitionsIterator). */
+  onlinePartitions(): Partition[] {
+    return this.allPartitions().filter((p) => !this.isOffline(p));
   }
 
   /**
@@ -162,7 +238,12 @@ export class ReplicaManager {
       }
       const existing = this.partitions.get(tpString(tp));
       const currentEpoch = existing?.leaderEpoch ?? -1;
-      if (s.leaderEpoch < currentEpoch) {
+      if (this.isOffline(existing)) {
+        this.stateChangeLog.warn(
+          `Ignoring LeaderAndIsr request from controller ${cid} with correlation id ${correlationId} epoch ${ce} for partition ${tpString(tp)} as the local replica for the partition is in an offline log directory`,
+        );
+        result(s, ErrorCode.KAFKA_STORAGE_ERROR.code);
+      } else if (s.leaderEpoch < currentEpoch) {
         this.stateChangeLog.warn(
           `Ignoring LeaderAndIsr request from controller ${cid} with correlation id ${correlationId} epoch ${ce} for partition ${tpString(tp)} since its associated leader epoch ${s.leaderEpoch} is smaller than the current leader epoch ${currentEpoch}`,
         );
@@ -250,8 +331,30 @@ export class ReplicaManager {
       p = new Partition(tp, this.o.brokerId, this.partitionSettings, this.partitionHooks);
       this.partitions.set(tpString(tp), p);
     }
-    if (p.log === undefined) p.log = this.o.logManager.getOrCreateLog(tp, await this.o.logConfigFor(tp.topic));
+    if (p.log === undefined) p.log = await this.createLog(tp, s.isNew);
     return p;
+  }
+
+  /** The partition's log, created if needed; a resource error (EMFILE, ...) is retried a few times first. */
+  private async createLog(tp: TopicPartition, isNew: boolean): Promise<NonNullable<Partition['log']>> {
+    const config = await this.o.logConfigFor(tp.topic);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.o.logManager.getOrCreateLog(tp, config, { isNew });
+      } catch (err) {
+        if (!isTransientStorageError(err) || attempt >= TRANSIENT_LOG_CREATION_ATTEMPTS) throw err;
+        await this.o.clock.sleep(TRANSIENT_LOG_CREATION_BACKOFF_MS * attempt);
+      }
+    }
+  }
+
+  /**
+   * The LeaderAndIsr partition error for a failed become-leader/follower. KAFKA_STORAGE_ERROR tells the controller
+   * the replica is in a failed dir, so it is kept for that: a resource error or a bug is UNKNOWN_SERVER_ERROR.
+   */
+  private leaderAndIsrErrorCode(err: unknown): number {
+    if (!(err instanceof KafkaError) || isTransientStorageError(err)) return ErrorCode.UNKNOWN_SERVER_ERROR.code;
+    return err.code;
   }
 
   private async makeLeader(correlationId: number, cid: number, ce: number, s: LeaderAndIsrPartitionState): Promise<number> {
@@ -269,8 +372,15 @@ export class ReplicaManager {
       this.watchers.notify(p.tp);
       return 0;
     } catch (err) {
+      if (err instanceof KafkaError && err.errorName === 'KAFKA_STORAGE_ERROR' && !isTransientStorageError(err)) {
+        this.stateChangeLog.error(
+          `Skipped the become-leader state change with correlation id ${correlationId} from controller ${cid} epoch ${ce} for partition ${tp} (last update controller epoch ${s.controllerEpoch}) since the replica for the partition is offline due to disk error ${err.message}`,
+        );
+        this.logger.error(`Error while making broker the leader for partition ${tp} in dir ${someOrNone(this.partitions.get(tp)?.log?.parentDir)}`, err);
+        return err.code;
+      }
       this.stateChangeLog.error(`Error while processing LeaderAndIsr request correlationId ${correlationId} received from controller ${cid} epoch ${ce} for partition ${tp}`, err);
-      return err instanceof KafkaError ? err.code : ErrorCode.KAFKA_STORAGE_ERROR.code;
+      return this.leaderAndIsrErrorCode(err);
     }
   }
 
@@ -288,8 +398,15 @@ export class ReplicaManager {
       this.watchers.notify(p.tp);
       return 0;
     } catch (err) {
+      if (err instanceof KafkaError && err.errorName === 'KAFKA_STORAGE_ERROR' && !isTransientStorageError(err)) {
+        this.stateChangeLog.error(
+          `Skipped the become-follower state change with correlation id ${correlationId} from controller ${cid} epoch ${ce} for partition ${tp} (last update controller epoch ${s.controllerEpoch}) with leader ${s.leader} since the replica for the partition is offline due to disk error ${err.message}`,
+        );
+        this.logger.error(`Error while making broker the follower for partition ${tp} with leader ${s.leader} in dir ${someOrNone(this.partitions.get(tp)?.log?.parentDir)}`, err);
+        return err.code;
+      }
       this.stateChangeLog.error(`Error while processing LeaderAndIsr request correlationId ${correlationId} received from controller ${cid} epoch ${ce} for partition ${tp}`, err);
-      return err instanceof KafkaError ? err.code : ErrorCode.KAFKA_STORAGE_ERROR.code;
+      return this.leaderAndIsrErrorCode(err);
     }
   }
 
@@ -316,7 +433,10 @@ export class ReplicaManager {
       let code = 0;
       try {
         const p = this.partitions.get(tpString(tp));
-        if (request.deletePartitions) {
+        if (this.isOffline(p)) {
+          // Kafka: a replica in a failed dir is neither stopped nor deleted; the controller hears why.
+          code = ErrorCode.KAFKA_STORAGE_ERROR.code;
+        } else if (request.deletePartitions) {
           this.partitions.delete(tpString(tp));
           if (this.o.logManager.getLog(tp) !== undefined) await this.o.logManager.asyncDelete(tp);
         } else if (p !== undefined) {
@@ -336,4 +456,9 @@ export class ReplicaManager {
   forgetDeleted(tps: readonly TopicPartition[]): void {
     for (const tp of tps) this.watchers.notify(tp);
   }
+}
+
+/** Scala's rendering of an Option in log lines. */
+function someOrNone(value: string | undefined): string {
+  return value === undefined ? 'None' : `Some(${value})`;
 }

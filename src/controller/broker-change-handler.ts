@@ -48,6 +48,8 @@ export class BrokerChangeHandler {
   private async onBrokerStartup(ids: number[]): Promise<void> {
     const ctx = this.controller.context;
     this.log.info(`New broker startup callback for ${csv(ids)}`);
+    // A (re)registered broker starts with every log dir it could load: what its LeaderAndIsr answers will tell.
+    for (const id of ids) ctx.replicasOnOfflineDirs.delete(id);
     const newSet = new Set(ids);
     const existing = [...ctx.liveOrShuttingDownBrokerIds()].filter((id) => !newSet.has(id));
     this.controller.sendUpdateMetadataRequest(existing, []);
@@ -63,6 +65,7 @@ export class BrokerChangeHandler {
   private async onBrokerFailure(ids: number[]): Promise<void> {
     const ctx = this.controller.context;
     this.log.info(`Broker failure callback for ${csv(ids)}`);
+    for (const id of ids) ctx.replicasOnOfflineDirs.delete(id);
     const removed = ids.filter((id) => ctx.shuttingDownBrokerIds.delete(id));
     if (removed.length > 0) this.log.info(`Removed ${csv(removed)} from list of shutting down brokers.`);
     const dead = new Set(ids);

@@ -50,6 +50,12 @@ export class ControllerContext {
   readonly topicsIneligibleForDeletion = new Set<string>();
   /** tp string -> the reassignment moving it (Kafka's ControllerContext.partitionsBeingReassigned). */
   readonly partitionsBeingReassigned = new Map<string, PartitionReassignmentState>();
+  /**
+   * broker id -> tp strings of its replicas in a failed log dir, as its LeaderAndIsr responses said
+   * (KAFKA_STORAGE_ERROR; Kafka's replicasOnOfflineDirs). Those replicas are not online until the broker
+   * registers again.
+   */
+  readonly replicasOnOfflineDirs = new Map<number, Set<string>>();
 
   /** Brokers that may lead: live and not shutting down. */
   liveBrokerIds(): Set<number> {
@@ -60,8 +66,31 @@ export class ControllerContext {
     return new Set(this.liveBrokers.keys());
   }
 
-  isReplicaOnline(brokerId: number): boolean {
-    return this.liveBrokers.has(brokerId) && !this.shuttingDownBrokerIds.has(brokerId);
+  /**
+   * Kafka's isReplicaOnline: the broker is live (and, unless `includeShuttingDownBrokers`, not shutting down) and,
+   * when `tp` is given, its replica of `tp` is not in a failed log dir.
+   */
+  isReplicaOnline(brokerId: number, tp?: TopicPartition, includeShuttingDownBrokers = false): boolean {
+    const brokerOnline = this.liveBrokers.has(brokerId) && (includeShuttingDownBrokers || !this.shuttingDownBrokerIds.has(brokerId));
+    return brokerOnline && (tp === undefined || !(this.replicasOnOfflineDirs.get(brokerId)?.has(tpString(tp)) ?? false));
+  }
+
+  /** The replicas of `tp` that are online (the live set an election of `tp` chooses from). */
+  onlineReplicas(tp: TopicPartition, includeShuttingDownBrokers = false): Set<number> {
+    return new Set(this.replicasFor(tp).filter((r) => this.isReplicaOnline(r, tp, includeShuttingDownBrokers)));
+  }
+
+  /** Kafka's partitionsWithOfflineLeader: partitions whose leader is not online, topics being deleted aside. */
+  partitionsWithOfflineLeader(): TopicPartition[] {
+    return this.allPartitions().filter((tp) => {
+      const entry = this.leadership.get(tpString(tp));
+      return entry !== undefined && !this.isReplicaOnline(entry.state.leader, tp) && !this.isTopicQueuedForDeletion(tp.topic);
+    });
+  }
+
+  /** Kafka's replicasOnBrokers: every replica that `brokerIds` host. */
+  replicasOnBrokers(brokerIds: ReadonlySet<number>): { tp: TopicPartition; replica: number }[] {
+    return this.allPartitions().flatMap((tp) => this.replicasFor(tp).filter((r) => brokerIds.has(r)).map((replica) => ({ tp, replica })));
   }
 
   replicasFor(tp: TopicPartition): number[] {
@@ -137,5 +166,6 @@ export class ControllerContext {
     this.topicsToBeDeleted.clear();
     this.topicsIneligibleForDeletion.clear();
     this.partitionsBeingReassigned.clear();
+    this.replicasOnOfflineDirs.clear();
   }
 }

@@ -25,6 +25,8 @@ export type ControllerEvent =
   | { readonly kind: 'TopicDeletion' }
   | { readonly kind: 'TopicDeletionStopReplicaResponseReceived'; readonly brokerId: number; readonly partitionErrors: readonly PartitionError[] }
   | { readonly kind: 'IsrChangeNotification' }
+  | { readonly kind: 'LogDirEventNotification' }
+  | { readonly kind: 'LeaderAndIsrResponseReceived'; readonly brokerId: number; readonly errorCode: number; readonly partitionErrors: readonly PartitionError[] }
   | { readonly kind: 'ZkPartitionReassignment' }
   | { readonly kind: 'ReplicaLeaderElection' }
   | { readonly kind: 'AutoPreferredReplicaLeaderElection' }
@@ -46,7 +48,9 @@ export type ControllerState =
   | 'AutoLeaderBalance'
   | 'ManualLeaderBalance'
   | 'ControlledShutdown'
-  | 'IsrChange';
+  | 'IsrChange'
+  | 'LogDirChange'
+  | 'LeaderAndIsrResponseReceived';
 
 const STATES: Record<ControllerEventKind, ControllerState> = {
   Startup: 'ControllerChange',
@@ -60,6 +64,8 @@ const STATES: Record<ControllerEventKind, ControllerState> = {
   TopicDeletion: 'TopicDeletion',
   TopicDeletionStopReplicaResponseReceived: 'TopicDeletion',
   IsrChangeNotification: 'IsrChange',
+  LogDirEventNotification: 'LogDirChange',
+  LeaderAndIsrResponseReceived: 'LeaderAndIsrResponseReceived',
   ZkPartitionReassignment: 'AlterPartitionReassignment',
   ReplicaLeaderElection: 'ManualLeaderBalance',
   AutoPreferredReplicaLeaderElection: 'AutoLeaderBalance',
@@ -77,6 +83,8 @@ export function describeEvent(event: ControllerEvent): string {
       return `PartitionModifications(${event.topic})`;
     case 'TopicDeletionStopReplicaResponseReceived':
       return `TopicDeletionStopReplicaResponseReceived(${event.brokerId})`;
+    case 'LeaderAndIsrResponseReceived':
+      return `LeaderAndIsrResponseReceived(${event.brokerId})`;
     case 'ControlledShutdown':
       return `ControlledShutdown(${event.brokerId},${event.brokerEpoch})`;
     default:

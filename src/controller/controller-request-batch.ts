@@ -39,6 +39,8 @@ export class ControllerRequestBatch {
     private readonly context: ControllerContext,
     private readonly channel: ControllerChannel,
     private readonly onStopReplicaResponse: (brokerId: number, partitionErrors: readonly PartitionError[], deletePartitions: boolean) => void,
+    /** A broker's LeaderAndIsr response (Kafka's LeaderAndIsrResponseReceived event): its error and each partition's. */
+    private readonly onLeaderAndIsrResponse?: (brokerId: number, errorCode: number, partitionErrors: readonly PartitionError[]) => void,
   ) {
     this.stateChangeLog = getLogger('state.change.logger');
   }
@@ -98,7 +100,7 @@ export class ControllerRequestBatch {
         isr: [...entry.state.isr],
         zkVersion: entry.zkVersion,
         replicas,
-        offlineReplicas: replicas.filter((r) => !this.context.isReplicaOnline(r) && !this.context.shuttingDownBrokerIds.has(r)),
+        offlineReplicas: replicas.filter((r) => !this.context.isReplicaOnline(r, tp, true)),
       });
     }
   }
@@ -150,7 +152,10 @@ export class ControllerRequestBatch {
           .filter((b) => b !== undefined)
           .map((b) => ({ brokerId: b.id, hostName: b.endpoints[0]?.host ?? '', port: b.endpoints[0]?.port ?? -1 })),
       };
-      this.channel.sendLeaderAndIsr(brokerId, request);
+      this.channel.sendLeaderAndIsr(brokerId, request, (response) => {
+        const errors = response.partitionErrors.map((e) => ({ tp: { topic: e.topicName, partition: e.partitionIndex }, errorCode: e.errorCode }));
+        this.onLeaderAndIsrResponse?.(brokerId, response.errorCode, errors);
+      });
     }
   }
 

@@ -19,6 +19,8 @@ import { ControlledShutdownResult, ControllerEvent, ControllerEventKind, describ
 import { ControllerOps } from './controller-ops';
 import { ControllerRequestBatch } from './controller-request-batch';
 import { LeaderBalancer } from './leader-balancer';
+import { LogDirFailureHandler } from './log-dir-failure-handler';
+import { LogDirEventZk } from '../zk/log-dir-event-zk';
 import { PartitionReassignment } from './partition-reassignment';
 import { PartitionStateMachine } from './partition-state-machine';
 import { ReplicaStateMachine } from './replica-state-machine';
@@ -49,6 +51,7 @@ interface ActiveController extends ControllerOps {
   readonly brokerChange: BrokerChangeHandler;
   readonly leaderBalancer: LeaderBalancer;
   readonly reassignment: PartitionReassignment;
+  readonly logDirFailures: LogDirFailureHandler;
 }
 
 /** Events that do something only on the active controller (each of Kafka's processXxx starts with `if (!isActive) return`). */
@@ -59,6 +62,8 @@ const ACTIVE_ONLY: ReadonlySet<ControllerEventKind> = new Set<ControllerEventKin
   'TopicDeletion',
   'TopicDeletionStopReplicaResponseReceived',
   'IsrChangeNotification',
+  'LogDirEventNotification',
+  'LeaderAndIsrResponseReceived',
   'ZkPartitionReassignment',
   'ReplicaLeaderElection',
   'AutoPreferredReplicaLeaderElection',
@@ -164,6 +169,10 @@ export class KafkaController implements ControllerEventProcessor {
         return this.active.topicDeletionManager.completeReplicaDeletion(event.brokerId, event.partitionErrors);
       case 'IsrChangeNotification':
         return this.processIsrChangeNotification();
+      case 'LogDirEventNotification':
+        return this.active.logDirFailures.processLogDirEventNotification();
+      case 'LeaderAndIsrResponseReceived':
+        return this.active.logDirFailures.processLeaderAndIsrResponseReceived(event.brokerId, event.errorCode, event.partitionErrors);
       case 'ZkPartitionReassignment':
         return this.active.reassignment.processZkPartitionReassignment();
       case 'ReplicaLeaderElection':
@@ -252,6 +261,9 @@ export class KafkaController implements ControllerEventProcessor {
       watchChildren(zk, ZkPaths.brokerIds, () => this.events.put({ kind: 'BrokerChange' })),
       watchChildren(zk, ZkPaths.topics, () => this.events.put({ kind: 'TopicChange' })),
       watchChildren(zk, ZkPaths.deleteTopics, () => this.events.put({ kind: 'TopicDeletion' })),
+      watchChildren(zk, ZkPaths.logDirEventNotification, (children) => {
+        if (children !== null && children.length > 0) this.events.put({ kind: 'LogDirEventNotification' });
+      }),
       watchChildren(zk, ZkPaths.isrChangeNotification, (children) => {
         if (children !== null && children.length > 0) this.events.put({ kind: 'IsrChangeNotification' });
       }),
@@ -270,7 +282,7 @@ export class KafkaController implements ControllerEventProcessor {
     const active = await this.initializeControllerContext();
     this.log.info('Fetching topic deletions in progress');
     const toDelete = (await this.czk.getTopicsToBeDeleted()).filter((t) => this.context.allTopics.has(t));
-    const ineligible = toDelete.filter((t) => this.context.partitionsForTopic(t).some((tp) => this.context.replicasFor(tp).some((r) => !this.context.isReplicaOnline(r))));
+    const ineligible = toDelete.filter((t) => this.context.partitionsForTopic(t).some((tp) => this.context.replicasFor(tp).some((r) => !this.context.isReplicaOnline(r, tp))));
     this.log.info(`List of topics to be deleted: ${csv(toDelete)}`);
     this.log.info(`List of topics ineligible for deletion: ${csv(ineligible)}`);
     this.log.info('Initializing topic deletion manager');
@@ -292,9 +304,15 @@ export class KafkaController implements ControllerEventProcessor {
   /** The state machines, deletion manager and flows of one failover, over one channel and request batch. */
   private buildActiveController(channel: ControllerChannel): ActiveController {
     const context = this.context;
-    const batch = new ControllerRequestBatch(this.brokerId, context, channel, (brokerId, partitionErrors, deleted) => {
-      if (deleted) this.events.put({ kind: 'TopicDeletionStopReplicaResponseReceived', brokerId, partitionErrors });
-    });
+    const batch = new ControllerRequestBatch(
+      this.brokerId,
+      context,
+      channel,
+      (brokerId, partitionErrors, deleted) => {
+        if (deleted) this.events.put({ kind: 'TopicDeletionStopReplicaResponseReceived', brokerId, partitionErrors });
+      },
+      (brokerId, errorCode, partitionErrors) => this.events.put({ kind: 'LeaderAndIsrResponseReceived', brokerId, errorCode, partitionErrors }),
+    );
     const partitionStateMachine = new PartitionStateMachine({
       controllerId: this.brokerId,
       context,
@@ -329,6 +347,7 @@ export class KafkaController implements ControllerEventProcessor {
       brokerChange: new BrokerChangeHandler(ops, this.registry, this.log),
       leaderBalancer: new LeaderBalancer(ops, this.czk, this.deps.config, this.log),
       reassignment: new PartitionReassignment(ops, this.czk, this.deps.zk, this.log),
+      logDirFailures: new LogDirFailureHandler(ops, new LogDirEventZk(this.deps.zk), this.log),
     };
     this.activeState = active;
     return active;

@@ -64,7 +64,7 @@ export class LeaderBalancer {
       if (ratio <= this.config.leaderImbalancePerBrokerPercentage / 100) continue;
       const eligible = notLed.filter((tp) => {
         const state = ctx.leadership.get(tpString(tp))?.state;
-        return ctx.isReplicaOnline(broker) && state !== undefined && state.isr.includes(broker);
+        return ctx.isReplicaOnline(broker, tp) && state !== undefined && state.isr.includes(broker);
       });
       await this.elect(eligible, 'AutoTriggered');
     }

@@ -112,7 +112,7 @@ export class PartitionReassignment {
     await this.controller.replicaStateMachine.handleStateChanges(adding.map((replica) => ({ tp: r.tp, replica })), 'OnlineReplica');
     ctx.setReplicas(r.tp, [...r.target]);
     const leader = current.state.leader;
-    if (!r.target.includes(leader) || !ctx.isReplicaOnline(leader)) {
+    if (!r.target.includes(leader) || !ctx.isReplicaOnline(leader, r.tp)) {
       this.log.info(`Leader ${leader} for partition ${tpString(r.tp)} being reassigned, is not in the new list of replicas ${csv(r.target)}. Re-electing leader`);
       await this.controller.partitionStateMachine.handleStateChanges([r.tp], 'OnlinePartition', { kind: 'ReassignPartitionLeaderElectionStrategy', targets: new Map([[tpString(r.tp), r.target]]) });
     } else {

@@ -63,7 +63,7 @@ export class PartitionStateMachine {
     for (const tp of context.allPartitions()) {
       const entry = context.leadership.get(tpString(tp));
       if (entry === undefined) context.partitionStates.set(tpString(tp), 'NewPartition');
-      else context.partitionStates.set(tpString(tp), context.isReplicaOnline(entry.state.leader) ? 'OnlinePartition' : 'OfflinePartition');
+      else context.partitionStates.set(tpString(tp), context.isReplicaOnline(entry.state.leader, tp) ? 'OnlinePartition' : 'OfflinePartition');
     }
     this.log.info('Triggering online partition state changes');
     await this.triggerOnlinePartitionStateChange();
@@ -148,7 +148,7 @@ export class PartitionStateMachine {
     const live = context.liveBrokerIds();
     for (const tp of partitions) {
       const replicas = context.replicasFor(tp);
-      const liveReplicas = replicas.filter((r) => live.has(r));
+      const liveReplicas = replicas.filter((r) => context.isReplicaOnline(r, tp));
       if (liveReplicas.length === 0) {
         this.scLog.error(
           `Controller ${controllerId} epoch ${context.epoch} failed to change state for partition ${tpString(tp)} from NewPartition to OnlinePartition`,
@@ -223,22 +223,22 @@ export class PartitionStateMachine {
     switch (strategy.kind) {
       case 'OfflinePartitionLeaderElectionStrategy': {
         const unclean = strategy.allowUnclean || (await this.deps.uncleanLeaderElectionEnabled(tp.topic));
-        result = offlinePartitionLeaderElection(replicas, isr, context.liveBrokerIds(), unclean);
-        recipients = replicas.filter((r) => context.isReplicaOnline(r));
+        result = offlinePartitionLeaderElection(replicas, isr, context.onlineReplicas(tp), unclean);
+        recipients = replicas.filter((r) => context.isReplicaOnline(r, tp));
         break;
       }
       case 'PreferredReplicaPartitionLeaderElectionStrategy':
-        result = preferredReplicaPartitionLeaderElection(replicas, isr, context.liveBrokerIds());
-        recipients = replicas.filter((r) => context.isReplicaOnline(r));
+        result = preferredReplicaPartitionLeaderElection(replicas, isr, context.onlineReplicas(tp));
+        recipients = replicas.filter((r) => context.isReplicaOnline(r, tp));
         break;
       case 'ControlledShutdownPartitionLeaderElectionStrategy':
-        result = controlledShutdownPartitionLeaderElection(replicas, isr, context.liveOrShuttingDownBrokerIds(), context.shuttingDownBrokerIds);
-        recipients = replicas.filter((r) => context.liveBrokers.has(r));
+        result = controlledShutdownPartitionLeaderElection(replicas, isr, context.onlineReplicas(tp, true), context.shuttingDownBrokerIds);
+        recipients = replicas.filter((r) => context.isReplicaOnline(r, tp, true));
         break;
       case 'ReassignPartitionLeaderElectionStrategy': {
         const targets = strategy.targets.get(tpString(tp)) ?? replicas;
-        result = reassignPartitionLeaderElection(targets, isr, context.liveBrokerIds());
-        recipients = targets.filter((r) => context.isReplicaOnline(r));
+        result = reassignPartitionLeaderElection(targets, isr, new Set(targets.filter((r) => context.isReplicaOnline(r, tp))));
+        recipients = targets.filter((r) => context.isReplicaOnline(r, tp));
         break;
       }
     }

@@ -61,7 +61,7 @@ export class ReplicaStateMachine {
     const offline: PartitionReplica[] = [];
     for (const tp of context.allPartitions()) {
       for (const replica of context.replicasFor(tp)) {
-        if (context.isReplicaOnline(replica)) {
+        if (context.isReplicaOnline(replica, tp)) {
           context.setReplicaState(tp, replica, 'OnlineReplica');
           online.push({ tp, replica });
         } else {

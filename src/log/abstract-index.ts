@@ -153,6 +153,13 @@ export abstract class AbstractIndex {
     this.fd = undefined;
   }
 
+  /** Closes the descriptor without writing pending entries (the log dir failed). */
+  closeHandler(): void {
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+
   deleteIfExists(): boolean {
     this.persisted = this.entryCount; // nothing left worth writing
     this.close();

@@ -19,7 +19,7 @@ import {
 } from './log-file-names';
 import { isCompactPolicy, LogConfig } from '../common/config/log-config';
 import { LogCleaner } from './log-cleaner';
-import { LogDirFailureChannel, isIoError } from './log-dir-failure-channel';
+import { errnoOf, isIoError, isLogDirFailure, isResourceError, LogDirFailureChannel, TransientStorageError } from './log-dir-failure-channel';
 import { Log } from './log';
 import { LogManagerConfig } from './log-manager-config';
 import { OffsetCheckpointFile, PartitionOffset } from './offset-checkpoint-file';
@@ -35,12 +35,24 @@ export interface LogManagerParams {
   readonly clock: Clock;
   readonly scheduler: Scheduler;
   readonly failureChannel?: LogDirFailureChannel;
+  /** Log dirs found unusable before the LogManager was built (meta.properties unreadable): offline from the start. */
+  readonly initialOfflineDirs?: readonly string[];
+  /**
+   * Kafka's Exit.halt: what runs when the last live log dir fails (KafkaServer passes process.exit). Without it
+   * the LogManager only logs that the broker should shut down.
+   */
+  readonly halt?: (statusCode: number) => void;
 }
 
 /**
  * All partition logs of this broker across log.dirs (Kafka's LogManager). It loads and recovers the logs at
  * startup, places new partitions in the live log dir holding the fewest, runs the periodic tasks (retention,
  * flush, checkpoints), and takes a log dir offline when its disk fails while the other dirs keep serving.
+ *
+ * A failed dir (see LogDirFailureChannel): its logs stop touching the disk at once; `handleLogDirFailure`, which
+ * the ReplicaManager calls (Kafka's order), then drops them and closes their files, or halts the broker when it
+ * was the last live dir. A dir that cannot be created or read at startup is offline from the start; one that
+ * failed at run time is tried afresh at the next start, and serves again if it is readable.
  *
  * Per log dir it keeps recovery-point-offset-checkpoint, log-start-offset-checkpoint and
  * replication-offset-checkpoint, and writes `.kafka_cleanshutdown` after a clean shutdown so the next start
@@ -52,7 +64,9 @@ export class LogManager {
   private readonly logs = new Map<string, Log>();
   private readonly topicConfigs: Map<string, LogConfig>;
   private readonly tasks: ScheduledTask[] = [];
+  /** Kafka's _liveLogDirs: configured dirs not yet handled as failed (a failed one may still be here until then). */
   private readonly liveDirs: Set<string>;
+  private readonly initialOfflineDirs: Set<string>;
   private defaultConfigValue: LogConfig;
   private started = false;
   private readonly cleaner: LogCleaner;
@@ -62,36 +76,75 @@ export class LogManager {
     this.topicConfigs = new Map(p.topicConfigs ?? []);
     this.defaultConfigValue = p.defaultConfig;
     this.liveDirs = new Set(p.config.logDirs.map((d) => path.resolve(d)));
+    this.initialOfflineDirs = new Set((p.initialOfflineDirs ?? []).map((d) => path.resolve(d)));
     this.cleaner = new LogCleaner(p.clock);
-    this.failureChannel.onFailure((dir) => this.handleLogDirFailure(dir));
+    this.failureChannel.onFailure((dir) => this.markLogDirOffline(dir));
   }
 
   get defaultConfig(): LogConfig {
     return this.defaultConfigValue;
   }
 
+  /** The dirs logs may be read from, written to and placed in: live and not failed. */
   liveLogDirs(): string[] {
-    return [...this.liveDirs];
+    return [...this.liveDirs].filter((d) => !this.failureChannel.isOffline(d));
+  }
+
+  /** Kafka's isLogDirOnline: the dir has not been handled as failed (`handleLogDirFailure`). */
+  isLogDirOnline(dir: string): boolean {
+    return this.liveDirs.has(path.resolve(dir));
   }
 
   offlineLogDirs(): string[] {
-    return this.p.config.logDirs.map((d) => path.resolve(d)).filter((d) => !this.liveDirs.has(d));
+    return this.configuredDirs().filter((d) => !this.liveDirs.has(d) || this.failureChannel.isOffline(d));
   }
 
-  /** Creates missing log dirs, loads every log (recovering after an unclean shutdown), and starts the periodic tasks. */
+  /**
+   * Creates missing log dirs (a dir that cannot be created or read is offline from the start, Kafka's
+   * createAndValidateLogDirs; none left is fatal), loads every log (recovering after an unclean shutdown), and
+   * starts the periodic tasks.
+   */
   async startup(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.createAndValidateLogDirs();
     for (const dir of this.liveLogDirs()) {
       try {
-        fs.mkdirSync(dir, { recursive: true });
         this.loadLogDir(dir);
       } catch (err) {
+        if (isResourceError(err)) throw new Error(`Error while loading log dir ${dir}: ${errnoOf(err)} is a limit of this process or host, not a failure of the dir`, { cause: err });
         if (!isIoError(err)) throw err;
         this.failureChannel.maybeAddOfflineLogDir(dir, `Error while loading log dir ${dir}`, err);
       }
     }
     this.scheduleTasks();
+  }
+
+  private configuredDirs(): string[] {
+    return this.p.config.logDirs.map((d) => path.resolve(d));
+  }
+
+  private createAndValidateLogDirs(): void {
+    for (const dir of this.configuredDirs()) {
+      try {
+        if (this.initialOfflineDirs.has(dir)) throw Object.assign(new Error(`Failed to load ${dir} during broker startup`), { code: 'EIO' });
+        if (!fs.existsSync(dir)) {
+          this.logger.info(`Log directory ${dir} not found, creating it.`);
+          fs.mkdirSync(dir, { recursive: true });
+        }
+        if (!fs.statSync(dir).isDirectory()) throw Object.assign(new Error(`${dir} is not a readable log directory.`), { code: 'ENOTDIR' });
+        fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK);
+      } catch (err) {
+        if (!isLogDirFailure(err)) throw err;
+        this.liveDirs.delete(dir);
+        this.failureChannel.maybeAddOfflineLogDir(dir, `Failed to create or validate data directory ${dir}`, err);
+      }
+    }
+    if (this.liveDirs.size === 0) {
+      const message = `Shutdown broker because none of the specified log dirs from ${this.configuredDirs().join(', ')} can be created or validated`;
+      this.logger.error(message);
+      throw new Error(message);
+    }
   }
 
   getLog(tp: TopicPartition): Log | undefined {
@@ -113,21 +166,36 @@ export class LogManager {
 
   /**
    * Returns the partition's log, creating it in the live log dir with the fewest partitions if absent (Kafka's
-   * nextLogDirs). Throws KAFKA_STORAGE_ERROR when no log dir is usable.
+   * nextLogDirs). Throws KAFKA_STORAGE_ERROR when no log dir is usable, and, as Kafka, when the partition is not
+   * new (`isNew` false: a LeaderAndIsr for a replica that should exist) while some dir is offline: its log may be
+   * in that dir, and an empty one elsewhere would hide it. Default `isNew` true (tools, tests, new partitions).
    */
-  getOrCreateLog(tp: TopicPartition, config?: LogConfig): Log {
+  getOrCreateLog(tp: TopicPartition, config?: LogConfig, options: { isNew?: boolean } = {}): Log {
     const existing = this.getLog(tp);
     if (existing !== undefined) return existing;
+    const offline = this.offlineLogDirs();
+    if (options.isNew === false && offline.length > 0) {
+      throw new KafkaError('KAFKA_STORAGE_ERROR', `Can not create log for ${tpString(tp)} because log directories ${offline.join(',')} are offline`);
+    }
     if (config !== undefined) this.topicConfigs.set(tp.topic, config);
     const effective = this.configForTopic(tp.topic);
     for (const dir of this.nextLogDirs()) {
       const logDir = path.join(dir, logDirName(tp));
+      const existed = fs.existsSync(logDir);
       try {
         const log = Log.open({ dir: logDir, config: effective, clock: this.p.clock, scheduler: this.p.scheduler, failureChannel: this.failureChannel, hadCleanShutdown: true });
         this.logs.set(tpString(tp), log);
         this.logger.info(`Created log for partition ${tpString(tp)} in ${logDir} with properties {${this.describeOverrides(effective)}}`);
         return log;
       } catch (err) {
+        if (isResourceError(err)) {
+          // Not the dir's fault, and any other dir would fail alike: this request fails; no half-made log stays
+          // behind to be found in a second dir later.
+          if (!existed) fs.rmSync(logDir, { recursive: true, force: true });
+          const message = `Error while creating log for ${tpString(tp)} in dir ${dir}`;
+          this.logger.warn(`${message}: ${errnoOf(err)} is a shortage of this process or host, not a failure of the log dir, which stays online`, err);
+          throw new TransientStorageError(message, err);
+        }
         if (!isIoError(err)) throw err;
         this.failureChannel.maybeAddOfflineLogDir(dir, `Error while creating log for ${tpString(tp)} in dir ${dir}`, err);
       }
@@ -149,7 +217,7 @@ export class LogManager {
     try {
       fs.renameSync(log.dir, target);
     } catch (err) {
-      if (isIoError(err)) this.failureChannel.maybeAddOfflineLogDir(log.parentDir, `Error while renaming dir for ${key} in log dir ${log.parentDir}`, err);
+      if (isLogDirFailure(err)) this.failureChannel.maybeAddOfflineLogDir(log.parentDir, `Error while renaming dir for ${key} in log dir ${log.parentDir}`, err);
       throw err;
     }
     this.logger.info(`Log for partition ${key} is renamed to ${target} and is scheduled for deletion`);
@@ -264,7 +332,7 @@ export class LogManager {
           await log.flush();
           await log.close();
         }
-        if (!this.liveDirs.has(dir)) continue;
+        if (this.failureChannel.isOffline(dir)) continue;
         this.writeDirCheckpoints(dir);
         fs.writeFileSync(path.join(dir, CLEAN_SHUTDOWN_FILE), '');
       } catch (err) {
@@ -272,7 +340,9 @@ export class LogManager {
         this.logger.error(`Error while shutting down logs in dir ${dir}`, err);
       }
     }
-    for (const log of this.allLogs()) if (!this.liveDirs.has(log.parentDir)) await log.close();
+    // Logs of failed dirs write nothing more: their descriptors are closed, nothing flushed.
+    const usable = new Set(this.liveLogDirs());
+    for (const log of this.allLogs()) if (!usable.has(log.parentDir)) log.closeHandlers();
     this.logs.clear();
     this.logger.info('Shutdown complete.');
   }
@@ -369,7 +439,7 @@ export class LogManager {
   /** Live log dirs ordered by how many partitions they hold, fewest first (stable for ties). */
   private nextLogDirs(): string[] {
     const counts = new Map<string, number>();
-    for (const dir of this.liveDirs) counts.set(dir, 0);
+    for (const dir of this.liveLogDirs()) counts.set(dir, 0);
     for (const log of this.logs.values()) if (counts.has(log.parentDir)) counts.set(log.parentDir, (counts.get(log.parentDir) ?? 0) + 1);
     return [...counts.entries()].sort((a, b) => a[1] - b[1]).map(([d]) => d);
   }
@@ -384,6 +454,10 @@ export class LogManager {
       try {
         new OffsetCheckpointFile(path.join(dir, name)).write(entries);
       } catch (err) {
+        if (isResourceError(err)) {
+          this.logger.warn(`Error while writing to ${name} file in directory ${dir}: ${errnoOf(err)}, the dir stays online and the next run writes it again`, err);
+          continue;
+        }
         if (!isIoError(err)) throw err;
         this.failureChannel.maybeAddOfflineLogDir(dir, `Disk error while writing to ${name} file in directory ${dir}`, err);
       }
@@ -403,13 +477,33 @@ export class LogManager {
     }
   }
 
-  private handleLogDirFailure(dir: string): void {
+  /** The failure channel's first word about a dir: none of its logs touches the disk again. */
+  private markLogDirOffline(dir: string): void {
+    for (const log of this.logsByDir(path.resolve(dir))) log.markOffline();
+  }
+
+  /**
+   * Kafka's LogManager.handleLogDirFailure (called by the ReplicaManager once it stopped serving the dir's
+   * replicas): the dir is no longer live; if it was the last one the broker halts ("Shutdown broker because all
+   * log dirs in ... have failed", exit status 1), otherwise the dir's logs are dropped and their files closed.
+   */
+  handleLogDirFailure(dir: string): void {
     const resolved = path.resolve(dir);
-    if (!this.liveDirs.delete(resolved)) return;
-    const affected = this.logsByDir(resolved);
-    for (const log of affected) log.markOffline();
-    this.logger.error(`Stopped serving ${affected.length} partition(s) in offline log dir ${resolved}: ${affected.map((l) => tpString(l.topicPartition)).join(',')}`);
-    if (this.liveDirs.size === 0) this.logger.error('Shutdown broker because all log dirs in ' + this.p.config.logDirs.join(', ') + ' have failed');
+    this.logger.warn(`Stopping serving logs in dir ${resolved}`);
+    this.liveDirs.delete(resolved);
+    if (this.liveDirs.size === 0) {
+      this.logger.error(`Shutdown broker because all log dirs in ${this.configuredDirs().join(', ')} have failed`);
+      this.p.halt?.(1);
+      return;
+    }
+    const offline: string[] = [];
+    for (const [key, log] of [...this.logs]) {
+      if (log.parentDir !== resolved) continue;
+      this.logs.delete(key);
+      log.closeHandlers();
+      offline.push(key);
+    }
+    this.logger.warn(`Logs for partitions ${offline.join(',')} are offline and logs for future partitions  are offline due to failure on log directory ${resolved}`);
   }
 
   private describeOverrides(config: LogConfig): string {

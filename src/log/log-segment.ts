@@ -107,13 +107,26 @@ export class LogSegment {
   ): LogSegment {
     const suffix = opts.fileSuffix ?? '';
     const file = logFile(dir, baseOffset, suffix);
-    const fd = fs.openSync(file, fs.existsSync(file) ? 'r+' : 'w+');
-    const size = fs.fstatSync(fd).size;
-    const offsetIndex = new OffsetIndex(offsetIndexFile(dir, baseOffset, suffix), baseOffset, opts.maxIndexSize);
-    const timeIndex = new TimeIndex(timeIndexFile(dir, baseOffset, suffix), baseOffset, opts.maxIndexSize);
-    const segment = new LogSegment(dir, baseOffset, offsetIndex, timeIndex, opts.indexIntervalBytes, opts.rollJitterMs, opts.now, fd, size);
-    segment.logPath = file;
-    return segment;
+    const existed = fs.existsSync(file);
+    const fd = fs.openSync(file, existed ? 'r+' : 'w+');
+    let offsetIndex: OffsetIndex | undefined;
+    try {
+      const size = fs.fstatSync(fd).size;
+      offsetIndex = new OffsetIndex(offsetIndexFile(dir, baseOffset, suffix), baseOffset, opts.maxIndexSize);
+      const timeIndex = new TimeIndex(timeIndexFile(dir, baseOffset, suffix), baseOffset, opts.maxIndexSize);
+      const segment = new LogSegment(dir, baseOffset, offsetIndex, timeIndex, opts.indexIntervalBytes, opts.rollJitterMs, opts.now, fd, size);
+      segment.logPath = file;
+      return segment;
+    } catch (err) {
+      // Half-opened (an index hit EMFILE, say): no descriptor leaks and a new segment leaves no file behind.
+      swallow(() => fs.closeSync(fd));
+      if (offsetIndex !== undefined) swallow(() => (offsetIndex as OffsetIndex).closeHandler());
+      if (!existed) {
+        swallow(() => fs.unlinkSync(file));
+        swallow(() => fs.rmSync(offsetIndexFile(dir, baseOffset, suffix), { force: true }));
+      }
+      throw err;
+    }
   }
 
   get size(): number {
@@ -234,6 +247,24 @@ export class LogSegment {
   /** Makes the bytes below `end` readable; every `write` below it must have completed. */
   markWritten(end: number): void {
     this.committedSize = Math.max(this.committedSize, end);
+  }
+
+  /**
+   * After failed writes (nothing in flight any more): forgets the bytes reserved beyond what was written, with the
+   * index entries of offsets ≥ `nextOffset` (the offset after the last written batch), and cuts whatever part of
+   * them reached the file.
+   */
+  discardUnwritten(nextOffset: number): void {
+    this.offsetIndex.truncateTo(nextOffset);
+    this.timeIndex.truncateTo(nextOffset);
+    if (this.sizeValue === this.committedSize) return;
+    fs.ftruncateSync(this.openFd(), this.committedSize);
+    this.sizeValue = this.committedSize;
+    const last = this.timeIndex.lastEntry();
+    this.maxTimestampSoFarValue = last.timestamp;
+    this.offsetOfMaxTimestampSoFarValue = last.offset;
+    if (this.sizeValue === 0) this.rollingBasedTimestamp = undefined;
+    this.bytesSinceLastIndexEntry = 0;
   }
 
   /**
@@ -550,6 +581,16 @@ export class LogSegment {
     this.timeIndex.close();
   }
 
+  /** The log dir failed: closes the descriptors without writing anything (Kafka's closeHandlers); errors are ignored. */
+  closeHandlers(): void {
+    const fd = this.fd;
+    this.fd = undefined;
+    this.closeWhenFlushed = false;
+    if (fd !== undefined) swallow(() => fs.closeSync(fd));
+    swallow(() => this.offsetIndex.closeHandler());
+    swallow(() => this.timeIndex.closeHandler());
+  }
+
   /** Closes and removes the files (under whatever suffix they carry now). */
   deleteIfExists(): void {
     this.closeWhenFlushed = false;
@@ -599,6 +640,14 @@ export class LogSegment {
   private writeFully(buf: Buffer, position: number): void {
     let done = 0;
     while (done < buf.length) done += fs.writeSync(this.openFd(), buf, done, buf.length - done, position + done);
+  }
+}
+
+function swallow(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // already failing: the first error is the one that counts
   }
 }
 

@@ -8,7 +8,7 @@ import { batchesIn } from '../records/record-batch';
 import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, SWAP_FILE_SUFFIX, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache';
 import { isDeletePolicy, LogConfig } from '../common/config/log-config';
-import { LogDirFailureChannel, isIoError, storageError } from './log-dir-failure-channel';
+import { LogDirFailureChannel, errnoOf, ioErrorKind, isIoError, storageError, TransientStorageError } from './log-dir-failure-channel';
 import { loadLog, segmentOpenOptions } from './log-loader';
 import { LogSegment } from './log-segment';
 import { LogSegments } from './log-segments';
@@ -72,8 +72,11 @@ export const EARLIEST_TIMESTAMP = -2;
  * lock, see only written bytes. Truncation, explicit rolls, retention and close first drain the pipeline.
  * fsync is asynchronous and never blocks appends.
  *
- * I/O errors (EIO, ENOSPC, ...) mark the log dir offline through the LogDirFailureChannel and surface as
- * KAFKA_STORAGE_ERROR; every later call on the log fails the same way.
+ * I/O errors that say the disk is failing (EIO, ENOSPC, EROFS, EDQUOT, ...: `isLogDirFailure`) mark the log dir
+ * offline through the LogDirFailureChannel and surface as KAFKA_STORAGE_ERROR; every later call on the log fails
+ * the same way. Resource errors (EMFILE, ENFILE, ENOMEM, EAGAIN, ...: `isResourceError`) fail only the call that
+ * met them (KAFKA_STORAGE_ERROR too, as a TransientStorageError) and leave the log as it was: an append whose write
+ * failed is forgotten (its reserved bytes and index entries dropped) before the next operation runs.
  */
 export class Log {
   readonly topicPartition: TopicPartition;
@@ -98,6 +101,8 @@ export class Log {
   private lastFlushTimeValue: number;
   private truncations = 0;
   private offline = false;
+  /** A write failed without taking the dir offline: bytes and index entries were reserved for appends never written. */
+  private unwrittenReservations = false;
   private closed = false;
   /** The cleaner's progress: offsets below it were compacted (cleaner-offset-checkpoint). */
   firstDirtyOffset = 0;
@@ -137,7 +142,10 @@ export class Log {
       },
       (err) => {
         this.nextOffsetToAssign = this.nextOffset;
-        return this.handleIoError('appending to the log', err);
+        const error = this.handleIoError('appending to the log', err);
+        // The next operation under the queue first forgets the failed appends (discardUnwrittenAppends).
+        if (!this.offline) this.unwrittenReservations = true;
+        return error;
       },
       undefined,
       p.clock,
@@ -227,40 +235,38 @@ export class Log {
    * LEO (rewriting the caller's buffer in place), stamps `leaderEpoch`, rolls if needed and writes.
    */
   appendAsLeader(records: Buffer, leaderEpoch = 0, origin: AppendOrigin = 'client'): Promise<LogAppendInfo> {
-    return this.queue
-      .run(() =>
-        this.io('appending to the log', () => {
-          const validated = validateAndAssignOffsets(records, {
-            nextOffset: this.nextOffsetToAssign,
-            config: this.configValue,
-            now: this.clock.nowMs(),
-            leaderEpoch,
-            origin,
-          });
-          if (validated === undefined) return { done: Promise.resolve(this.emptyAppendInfo()) };
-          const done = this.enqueueWrite(validated);
-          if (leaderEpoch >= 0 && leaderEpoch > this.leaderEpochCache.latestEpoch()) this.leaderEpochCache.assign(leaderEpoch, validated.firstOffset);
-          return { done };
-        }),
-      )
+    return this.exclusive(() =>
+      this.io('appending to the log', () => {
+        const validated = validateAndAssignOffsets(records, {
+          nextOffset: this.nextOffsetToAssign,
+          config: this.configValue,
+          now: this.clock.nowMs(),
+          leaderEpoch,
+          origin,
+        });
+        if (validated === undefined) return { done: Promise.resolve(this.emptyAppendInfo()) };
+        // As Kafka: the epoch cache first, so an append it fails to record is not written either.
+        if (leaderEpoch >= 0 && leaderEpoch > this.leaderEpochCache.latestEpoch()) this.leaderEpochCache.assign(leaderEpoch, validated.firstOffset);
+        return { done: this.enqueueWrite(validated) };
+      }),
+    )
       .then((r) => r.done)
       .then((info) => this.maybeFlushAfterAppend(info));
   }
 
   /** Appends batches fetched from the leader, keeping their offsets and leader epochs. */
   appendAsFollower(records: Buffer): Promise<LogAppendInfo> {
-    return this.queue
-      .run(() =>
-        this.io('appending to the log', () => {
-          const validated = validateFollowerRecords(records, this.nextOffsetToAssign);
-          if (validated === undefined) return { done: Promise.resolve(this.emptyAppendInfo()) };
-          for (const b of batchesIn(validated.records)) {
-            const epoch = b.partitionLeaderEpoch;
-            if (epoch >= 0 && epoch > this.leaderEpochCache.latestEpoch()) this.leaderEpochCache.assign(epoch, b.baseOffset);
-          }
-          return { done: this.enqueueWrite(validated) };
-        }),
-      )
+    return this.exclusive(() =>
+      this.io('appending to the log', () => {
+        const validated = validateFollowerRecords(records, this.nextOffsetToAssign);
+        if (validated === undefined) return { done: Promise.resolve(this.emptyAppendInfo()) };
+        for (const b of batchesIn(validated.records)) {
+          const epoch = b.partitionLeaderEpoch;
+          if (epoch >= 0 && epoch > this.leaderEpochCache.latestEpoch()) this.leaderEpochCache.assign(epoch, b.baseOffset);
+        }
+        return { done: this.enqueueWrite(validated) };
+      }),
+    )
       .then((r) => r.done)
       .then((info) => this.maybeFlushAfterAppend(info));
   }
@@ -356,7 +362,7 @@ export class Log {
 
   /** DeleteRecords: moves the log start offset up (not beyond the high watermark). Segments go at the next retention run. */
   maybeIncrementLogStartOffset(newLogStartOffset: number): Promise<boolean> {
-    return this.queue.run(() =>
+    return this.exclusive(() =>
       this.io('incrementing the log start offset', () => {
         if (newLogStartOffset > this.highWatermarkValue) {
           throw new KafkaError('OFFSET_OUT_OF_RANGE', `Cannot increment the log start offset to ${newLogStartOffset} of partition ${tpString(this.topicPartition)} since it is larger than the high watermark ${this.highWatermarkValue}`);
@@ -376,7 +382,7 @@ export class Log {
    */
   truncateTo(targetOffset: number): Promise<boolean> {
     if (targetOffset < 0) return Promise.reject(new Error(`Cannot truncate partition ${tpString(this.topicPartition)} to a negative offset (${targetOffset}).`));
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       await this.writes.drain();
       return this.io('truncating the log', () => {
         if (targetOffset >= this.nextOffset) return false;
@@ -397,7 +403,7 @@ export class Log {
 
   /** Deletes everything and restarts the log empty at `newOffset` (a follower far behind its leader). */
   truncateFullyAndStartAt(newOffset: number): Promise<void> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       await this.writes.drain();
       this.io('truncating the log', () => this.truncateFullyAndStartAtNow(newOffset));
     });
@@ -405,7 +411,7 @@ export class Log {
 
   /** Starts a new active segment at the LEO (no-op if the active one is empty). */
   roll(): Promise<LogSegment> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       await this.writes.drain();
       return this.io('rolling the log', () => this.rollNow());
     });
@@ -417,7 +423,7 @@ export class Log {
    * deletes data at or above the high watermark. Returns the number of segments deleted.
    */
   deleteOldSegments(): Promise<number> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       await this.writes.drain();
       return this.io('deleting old segments', () => {
         if (this.closed) return 0;
@@ -476,7 +482,7 @@ export class Log {
    * the cleaned files, when `old` is no longer a non-active segment of this log (retention or truncation won).
    */
   replaceSegment(old: LogSegment, cleaned: LogSegment): Promise<boolean> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       await this.writes.drain();
       return this.io('replacing a cleaned segment', () => {
         if (this.closed || this.segments.get(old.baseOffset) !== old || old === this.activeSegment() || cleaned.baseOffset !== old.baseOffset) {
@@ -496,7 +502,7 @@ export class Log {
 
   /** Closes all files (after pending queue work). Segments waiting for deletion are deleted now. */
   close(): Promise<void> {
-    return this.queue.run(async () => {
+    return this.exclusive(async () => {
       await this.writes.drain();
       if (this.closed) return;
       this.closed = true;
@@ -515,6 +521,17 @@ export class Log {
   async delete(): Promise<void> {
     await this.close();
     await this.queue.run(() => fs.rmSync(this.dir, { recursive: true, force: true }));
+  }
+
+  /**
+   * The log dir failed (Kafka's closeHandlers): closes every file descriptor without writing anything more, so
+   * the failed disk is no longer held open. The log stays offline.
+   */
+  closeHandlers(): void {
+    this.offline = true;
+    this.closed = true;
+    for (const s of [...this.segments.all(), ...this.pendingDeletes]) s.closeHandlers();
+    this.pendingDeletes.clear();
   }
 
   toString(): string {
@@ -599,9 +616,22 @@ export class Log {
 
   private truncateFullyAndStartAtNow(newOffset: number): void {
     this.logger.debug(`Truncate and start at offset ${newOffset}`);
-    for (const s of this.segments.all().slice()) this.removeAndDelete(s);
-    for (const f of [logFile(this.dir, newOffset), offsetIndexFile(this.dir, newOffset), timeIndexFile(this.dir, newOffset)]) fs.rmSync(f, { force: true });
-    this.segments.add(LogSegment.open(this.dir, newOffset, segmentOpenOptions(this.configValue, this.clock.nowMs())));
+    const old = this.segments.all().slice();
+    for (const s of old) s.changeFileSuffixes('', DELETED_FILE_SUFFIX);
+    let segment: LogSegment;
+    try {
+      for (const f of [logFile(this.dir, newOffset), offsetIndexFile(this.dir, newOffset), timeIndexFile(this.dir, newOffset)]) fs.rmSync(f, { force: true });
+      segment = LogSegment.open(this.dir, newOffset, segmentOpenOptions(this.configValue, this.clock.nowMs()));
+    } catch (err) {
+      // The new segment could not be opened (EMFILE, say): the log keeps its segments, under their names.
+      for (const s of old) s.changeFileSuffixes(DELETED_FILE_SUFFIX, '');
+      throw err;
+    }
+    for (const s of old) {
+      this.segments.remove(s.baseOffset);
+      this.scheduleSegmentDeletion(s);
+    }
+    this.segments.add(segment);
     this.nextOffset = newOffset;
     this.nextOffsetToAssign = newOffset;
     this.leaderEpochCache.clearAndFlush();
@@ -626,6 +656,11 @@ export class Log {
   /** Renames the segment's files to `.deleted` and removes them after file.delete.delay.ms. */
   private asyncDelete(segment: LogSegment): void {
     segment.changeFileSuffixes('', DELETED_FILE_SUFFIX);
+    this.scheduleSegmentDeletion(segment);
+  }
+
+  /** Removes the files of a segment already renamed to `.deleted`, after file.delete.delay.ms. */
+  private scheduleSegmentDeletion(segment: LogSegment): void {
     this.pendingDeletes.add(segment);
     const remove = (): void => {
       if (!this.pendingDeletes.delete(segment)) return;
@@ -633,6 +668,7 @@ export class Log {
       try {
         segment.deleteIfExists();
       } catch (err) {
+        // A resource error leaves the `.deleted` files behind; the next start-up removes them.
         throw this.handleIoError('deleting segment files', err);
       }
     };
@@ -727,11 +763,45 @@ export class Log {
     }
   }
 
+  /**
+   * Kafka's maybeHandleIOException, with its classification narrowed: an error of the disk takes the log dir
+   * offline (KAFKA_STORAGE_ERROR from now on), a resource error fails this call only (TransientStorageError),
+   * anything else is returned as it is.
+   */
   private handleIoError(what: string, err: unknown): unknown {
-    if (!isIoError(err)) return err;
+    const kind = ioErrorKind(err);
+    if (kind === undefined) return err;
     const message = `Error while ${what} for ${tpString(this.topicPartition)} in dir ${this.parentDir}`;
+    if (kind === 'resource') {
+      this.logger.warn(`${message}: ${errnoOf(err)} is a shortage of this process or host, not a failure of the log dir, which stays online`, err);
+      return new TransientStorageError(message, err);
+    }
     this.offline = true;
     this.failureChannel.maybeAddOfflineLogDir(this.parentDir, message, err);
     return storageError(message, err);
+  }
+
+  /** Runs `task` under the log's queue, once appends whose writes failed (dir still online) are forgotten. */
+  private exclusive<T>(task: () => T | Promise<T>): Promise<T> {
+    return this.queue.run(() => (this.unwrittenReservations ? this.discardUnwrittenAppends().then(task) : task()));
+  }
+
+  /**
+   * After a write failed without taking the dir offline: waits for the writes still in flight, then drops what
+   * was reserved beyond the log end offset (segments rolled for the failed appends, their bytes and index
+   * entries, leader-epoch entries past the end), so the next append goes exactly where the last written one ended.
+   */
+  private async discardUnwrittenAppends(): Promise<void> {
+    await this.writes.drain();
+    this.unwrittenReservations = false;
+    this.io('discarding failed appends', () => {
+      const end = this.nextOffset;
+      for (const s of this.segments.higherThan(end)) this.removeAndDelete(s);
+      this.activeSegment().discardUnwritten(end);
+      this.nextOffsetToAssign = this.nextOffset;
+      // An epoch starting at the end stays: it is the leader's current one, or the failed batch's, re-sent alike.
+      this.leaderEpochCache.truncateFromEnd(this.nextOffset + 1);
+      this.logger.info(`Discarded the appends at and above offset ${end} whose writes failed`);
+    });
   }
 }

@@ -8,7 +8,7 @@ import { UpdateMetadataRequest, UpdateMetadataResponse } from '../../src/protoco
 import { BrokerInfo } from '../../src/zk/znodes/broker-info';
 
 export type SentRequest =
-  | { api: 'LeaderAndIsr'; brokerId: number; request: LeaderAndIsrRequest }
+  | { api: 'LeaderAndIsr'; brokerId: number; request: LeaderAndIsrRequest; onResponse?: (response: LeaderAndIsrResponse) => void }
   | { api: 'UpdateMetadata'; brokerId: number; request: UpdateMetadataRequest }
   | { api: 'StopReplica'; brokerId: number; request: StopReplicaRequest; onResponse?: (response: StopReplicaResponse) => void };
 
@@ -38,8 +38,8 @@ export class RecordingControllerChannel implements ControllerChannel {
   removeBroker(brokerId: number): void {
     this.brokers.delete(brokerId);
   }
-  sendLeaderAndIsr(brokerId: number, request: LeaderAndIsrRequest, _onResponse?: (response: LeaderAndIsrResponse) => void): void {
-    this.sent.push({ api: 'LeaderAndIsr', brokerId, request });
+  sendLeaderAndIsr(brokerId: number, request: LeaderAndIsrRequest, onResponse?: (response: LeaderAndIsrResponse) => void): void {
+    this.sent.push({ api: 'LeaderAndIsr', brokerId, request, onResponse });
   }
   sendUpdateMetadata(brokerId: number, request: UpdateMetadataRequest, _onResponse?: (response: UpdateMetadataResponse) => void): void {
     this.sent.push({ api: 'UpdateMetadata', brokerId, request });
@@ -133,6 +133,8 @@ export interface ControllerFixture {
   batch: ControllerRequestBatch;
   /** StopReplica responses the batch handed back: [broker, tp -> error code, delete]. */
   stopReplicaResponses: [number, readonly PartitionError[], boolean][];
+  /** LeaderAndIsr responses the batch handed back: [broker, error code, tp -> error code]. */
+  leaderAndIsrResponses: [number, number, readonly PartitionError[]][];
 }
 
 /** A ControllerContext at `epoch` with `liveBrokers` registered, and a real request batch over a recording channel. */
@@ -145,8 +147,13 @@ export function controllerFixture(options: { controllerId?: number; epoch: numbe
   }
   const channel = new RecordingControllerChannel();
   const stopReplicaResponses: ControllerFixture['stopReplicaResponses'] = [];
-  const batch = new ControllerRequestBatch(options.controllerId ?? 0, context, channel, (brokerId, errors, deletePartitions) =>
-    stopReplicaResponses.push([brokerId, errors, deletePartitions]),
+  const leaderAndIsrResponses: ControllerFixture['leaderAndIsrResponses'] = [];
+  const batch = new ControllerRequestBatch(
+    options.controllerId ?? 0,
+    context,
+    channel,
+    (brokerId, errors, deletePartitions) => stopReplicaResponses.push([brokerId, errors, deletePartitions]),
+    (brokerId, errorCode, errors) => leaderAndIsrResponses.push([brokerId, errorCode, errors]),
   );
-  return { context, channel, batch, stopReplicaResponses };
+  return { context, channel, batch, stopReplicaResponses, leaderAndIsrResponses };
 }

@@ -12,6 +12,8 @@ export interface TestClusterOptions {
   props?: Record<string, string>;
   /** A running ensemble to use (with a fresh chroot); a new 3-node one otherwise. */
   ensemble?: ZkEnsemble;
+  /** log.dirs of some brokers by id (two dirs, one on a small tmpfs, say); a fresh temp dir for the others. */
+  logDirs?: Record<number, string[]>;
 }
 
 /**
@@ -27,12 +29,13 @@ export class TestCluster {
     readonly zkConnect: string,
     readonly zk: ZkClient,
     private readonly props: Record<string, string>,
+    private readonly logDirsById: Record<number, string[]> = {},
   ) {}
 
   static async start(options: TestClusterOptions): Promise<TestCluster> {
     const ensemble = options.ensemble ?? (await startZkEnsemble({ size: 3 }));
     const zkConnect = ensemble.connectStringWithChroot(uniqueChroot('cluster'));
-    const cluster = new TestCluster(ensemble, options.ensemble === undefined, zkConnect, await inspectZk(ensemble.connectString), options.props ?? {});
+    const cluster = new TestCluster(ensemble, options.ensemble === undefined, zkConnect, await inspectZk(ensemble.connectString), options.props ?? {}, options.logDirs);
     await Promise.all(Array.from({ length: options.brokers }, (_, id) => cluster.startBroker(id)));
     await cluster.waitForController();
     return cluster;
@@ -44,11 +47,13 @@ export class TestCluster {
 
   async startBroker(id: number, extra: Record<string, string> = {}): Promise<BrokerProcess> {
     const previous = this.brokers.get(id);
+    const logDirs = previous?.logDirs ?? this.logDirsById[id];
     const broker = await BrokerProcess.start({
       brokerId: id,
       zkConnect: this.zkConnect,
       props: { ...this.props, ...extra },
-      ...(previous ? { logDirs: previous.logDirs, logDir: previous.logDir, port: previous.port } : {}),
+      ...(logDirs !== undefined ? { logDirs } : {}),
+      ...(previous ? { logDir: previous.logDir, port: previous.port } : {}),
     });
     this.brokers.set(id, broker);
     return broker;
