@@ -10,6 +10,7 @@
  *   FUZZ_PRINT=k1,k2,...  print those frames (source, mutations, hex) and exit without a cluster
  *   FUZZ_FIND=regex       print the first 20 single-mutation frames whose source/API/mutation matches, and exit
  *   FUZZ_REPLAY=k1,k2,... send those frames to every broker of a fresh cluster and watch the brokers for 20 s
+ *                         (FUZZ_REPLAY_TOPICS=a,b creates more topics first)
  *   FUZZ_KEEP_LOGS=dir    copy the brokers' log directories there before the cluster is removed
  *   ABUSE_PENDING=1       also send the frames of known, unfixed findings (test/helpers/known-findings.ts)
  *
@@ -121,7 +122,8 @@ async function main(): Promise<number> {
 async function replay(fuzzer: StructuredFuzzer, ks: number[]): Promise<number> {
   const cluster = await startAbuseCluster();
   try {
-    for (const t of FUZZ_TOPICS) await createTopic(cluster, t, 3, { 'min.insync.replicas': '1' });
+    const extra = (process.env['FUZZ_REPLAY_TOPICS'] ?? '').split(',').filter(Boolean);
+    for (const t of [...FUZZ_TOPICS, ...extra]) await createTopic(cluster, t, 3, { 'min.insync.replicas': '1' });
     const sampler = new RssSampler(() => cluster.brokers.values(), 200).start();
     const conns: RawConnection[] = [];
     for (const k of ks) {

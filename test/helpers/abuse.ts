@@ -324,3 +324,28 @@ export function logProblems(broker: BrokerProcess, limit = 30): { count: number;
   }
   return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([line, count]) => ({ count, line }));
 }
+
+export interface RssDuring<T> {
+  result: T;
+  before: number;
+  max: number;
+  after: number;
+}
+
+/** Runs `fn` while sampling one broker's RSS every `intervalMs`; before/after are single samples around it. */
+export async function rssDuring<T>(broker: BrokerProcess, fn: () => Promise<T>, intervalMs = 50): Promise<RssDuring<T>> {
+  const before = brokerRss(broker);
+  let max = before;
+  const timer = setInterval(() => (max = Math.max(max, brokerRss(broker))), intervalMs);
+  try {
+    const result = await fn();
+    max = Math.max(max, brokerRss(broker));
+    return { result, before, max, after: brokerRss(broker) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
