@@ -22,7 +22,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AckLedger, BackgroundProducer, RawConnection, RssSampler, assertHealthy, brokerRss, createTopic, kafka, logProblems, mib, probeBroker, sendFrames, startAbuseCluster } from '../test/helpers/abuse';
-import { runFuzz, summaryLine } from '../test/helpers/fuzz-runner';
+import { perApiLines, runFuzz, summaryLine } from '../test/helpers/fuzz-runner';
 import { FUZZ_TOPICS, StructuredFuzzer, clusterSafeOptions } from '../test/helpers/structured-fuzz';
 
 const FRAMES = Number(process.env['FUZZ_FRAMES'] ?? 1_000_000);
@@ -91,6 +91,7 @@ async function main(): Promise<number> {
       for (const line of f.recent) log(`  recent: ${line}`);
     }
     for (const t of result.timeoutExamples) log(`  silent after: ${t}`);
+    for (const line of perApiLines(result)) log(`  ${line}`);
     let healthy = false;
     try {
       const h = await assertHealthy(cluster, HEALTH_TOPIC, ledger, 200);

@@ -48,8 +48,17 @@ export interface Finding {
   recent: string[];
 }
 
+export interface ApiStats {
+  frames: number;
+  survived: number;
+  closed: number;
+  timeouts: number;
+}
+
 export interface FuzzRunResult {
   seed: number;
+  /** Per API of the seed frame (before any relabelling of the header). */
+  perApi: Map<string, ApiStats>;
   frames: number;
   /** Response frames to fuzzed requests (markers excluded). */
   responses: number;
@@ -179,6 +188,7 @@ export async function runFuzz(options: FuzzRunOptions): Promise<FuzzRunResult> {
   const t0 = Date.now();
   const result: FuzzRunResult = {
     seed: fuzzer.seed,
+    perApi: new Map(),
     frames: 0,
     responses: 0,
     survived: 0,
@@ -298,13 +308,19 @@ export async function runFuzz(options: FuzzRunOptions): Promise<FuzzRunResult> {
       const before = conn.responses;
       const outcome = await conn.exchange(Buffer.concat([sizePrefixed(m.frame), sizePrefixed(API_VERSIONS_V0(id))]), id, timeoutMs);
       result.responses += conn.responses - before;
+      let stats = result.perApi.get(m.seed.api.name);
+      if (stats === undefined) result.perApi.set(m.seed.api.name, (stats = { frames: 0, survived: 0, closed: 0, timeouts: 0 }));
+      stats.frames++;
       if (outcome === 'answered') {
         result.survived++;
+        stats.survived++;
       } else if (outcome === 'closed') {
         result.closedByBroker++;
+        stats.closed++;
         conn = undefined;
       } else {
         result.timeouts++;
+        stats.timeouts++;
         if (result.timeoutExamples.length < 10) result.timeoutExamples.push(fuzzer.describe(m).slice(0, 600));
         conn.close();
         conn = undefined;
@@ -347,4 +363,11 @@ export function summaryLine(r: FuzzRunResult): string {
     (r.skippedKnown.size > 0 ? ` skippedKnown=${[...r.skippedKnown].map(([id, c]) => `${id}:${c}`).join(',')}` : '') +
     (r.stoppedEarly ? ' STOPPED-EARLY' : '')
   );
+}
+
+/** One line per API: frames, and how many left the connection open, closed it, or got no answer in time. */
+export function perApiLines(r: FuzzRunResult): string[] {
+  return [...r.perApi.entries()]
+    .sort((a, b) => b[1].frames - a[1].frames)
+    .map(([api, s]) => `${api.padEnd(24)} frames=${s.frames} survived=${s.survived} closed=${s.closed} timeouts=${s.timeouts}`);
 }
