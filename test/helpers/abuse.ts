@@ -317,8 +317,16 @@ export function logProblems(broker: BrokerProcess, limit = 30): { count: number;
     const l = lines[i] as string;
     const m = /^\[[^\]]+\] (ERROR|WARN) (.*)$/.exec(l);
     if (!m) continue;
-    const next = lines[i + 1] ?? '';
-    const cause = /^\w*(Error|Exception)\b/.test(next) ? ` <- ${next.slice(0, 160)}` : '';
+    // The cause is the first "XxxError: ..." line of the stack; a message may span lines (a fuzzed name with \n).
+    let cause = '';
+    for (let j = i + 1; j < Math.min(lines.length, i + 6); j++) {
+      const next = lines[j] as string;
+      if (/^\[[^\]]+\] [A-Z]+ /.test(next)) break;
+      if (/^\w*(Error|Exception)\b/.test(next)) {
+        cause = ` <- ${next.slice(0, 160)}`;
+        break;
+      }
+    }
     const key = `${m[1]} ${(m[2] as string).replace(/\/127\.0\.0\.1:?\d*/g, '/ADDR').replace(/\d+/g, 'N').slice(0, 220)}${cause.replace(/\d+/g, 'N')}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
