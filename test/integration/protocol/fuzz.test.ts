@@ -5,7 +5,7 @@ import { ByteWriter } from '../../../src/protocol/primitives/byte-writer';
 import { ProtocolTestServer } from '../../helpers/protocol-test-server';
 import { sampleBody } from '../../unit/protocol/schema-sample';
 import { quietLogging } from '../../helpers/quiet-logging';
-import { RawConnection, requestFrame } from './raw-connection';
+import { RawConnection, requestFrame } from '../../helpers/raw-connection';
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261129);
 const TARGET_FRAMES = 100_000;

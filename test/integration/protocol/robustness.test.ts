@@ -2,7 +2,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { KafkaError } from '../../../src/common/kafka-error';
 import { ProtocolTestServer } from '../../helpers/protocol-test-server';
 import { quietLogging } from '../../helpers/quiet-logging';
-import { RawConnection, requestFrame } from './raw-connection';
+import { RawConnection, requestFrame } from '../../helpers/raw-connection';
 
 const API_VERSIONS_V0 = (corr: number): Buffer => requestFrame(18, 0, corr, Buffer.alloc(0));
 

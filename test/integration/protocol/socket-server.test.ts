@@ -4,7 +4,7 @@ import { socketServerOptions } from '../../../src/broker/network/socket-server-c
 import { RequestDispatcher } from '../../../src/broker/request-dispatcher';
 import { KafkaConfig } from '../../../src/common/config/kafka-config';
 import { quietLogging } from '../../helpers/quiet-logging';
-import { RawConnection, requestFrame } from './raw-connection';
+import { RawConnection, requestFrame } from '../../helpers/raw-connection';
 
 describe('SocketServer listeners', () => {
   let restoreLogging: () => void;

@@ -1,5 +1,5 @@
 import { Socket, connect } from 'node:net';
-import { FrameDecoder } from '../../../src/protocol/framing';
+import { FrameDecoder } from '../../src/protocol/framing';
 
 /** A bare TCP connection speaking size-prefixed frames, for tests that must send what no client would. */
 export class RawConnection {
