@@ -5,7 +5,7 @@ import { DESCRIPTOR_RESERVE } from '../../../src/broker/network/descriptor-headr
 import { freePort } from '../../helpers/free-port';
 import { TestCluster } from '../../helpers/test-cluster';
 import { waitUntil } from '../../helpers/wait-until';
-import { RawConnection, requestFrame } from '../protocol/raw-connection';
+import { RawConnection, requestFrame } from '../../helpers/raw-connection';
 
 const API_VERSIONS_V0 = (correlationId: number): Buffer => requestFrame(18, 0, correlationId, Buffer.alloc(0));
 const METADATA_V1_ALL = (correlationId: number): Buffer => requestFrame(3, 1, correlationId, Buffer.from('ffffffff', 'hex'));
