@@ -335,14 +335,20 @@ export class ZkClient {
   }
 
   /** Depth-first delete of a subtree; a node that is already gone counts as deleted. */
-  async deleteRecursive(path: string): Promise<void> {
+  /**
+   * Deletes `path` and everything under it. A child created meanwhile (an offset commit racing a group delete)
+   * makes the delete fail with NOTEMPTY: the walk is repeated a few times before that error is given up.
+   */
+  async deleteRecursive(path: string, attempts = 5): Promise<void> {
     const children = await this.getChildren(path);
     if (children === null) return;
-    for (const child of children) await this.deleteRecursive(`${path === '/' ? '' : path}/${child}`);
+    for (const child of children) await this.deleteRecursive(`${path === '/' ? '' : path}/${child}`, attempts);
     try {
       await this.delete(path);
     } catch (err) {
-      if (!(err instanceof ZkError) || err.code !== 'NONODE') throw err;
+      if (err instanceof ZkError && err.code === 'NONODE') return;
+      if (err instanceof ZkError && err.code === 'NOTEMPTY' && attempts > 1) return this.deleteRecursive(path, attempts - 1);
+      throw err;
     }
   }
 

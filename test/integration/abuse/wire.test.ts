@@ -4,9 +4,8 @@
  * stays under the case's stated bound (docs/reliability.md, one section per case), and afterwards normal kafkajs
  * clients still produce (acks=-1) and consume everything acknowledged so far.
  *
- * Cases the broker does not survive yet are at the bottom, registered only with ABUSE_PENDING=1 (the fixes are
- * being built in parallel; run them with `ABUSE_PENDING=1 npx jest -c test/jest.integration.config.js
- * test/integration/abuse/wire.test.ts`). Move a case up when its fix lands.
+ * A case the broker does not survive yet would be registered only with ABUSE_PENDING=1, at the bottom; there are
+ * none today (the findings F3, F4 and F5 of the first fuzz runs are fixed and run with the rest).
  */
 import { FetchApi } from '../../../src/protocol/apis/fetch';
 import {
@@ -29,7 +28,6 @@ import { BrokerProcess } from '../../helpers/broker-process';
 import { encodeRequestFrame } from '../../helpers/structured-fuzz';
 import { TestCluster } from '../../helpers/test-cluster';
 
-const PENDING = process.env['ABUSE_PENDING'] === '1';
 const TOPIC = 'abuse-wire';
 
 let cluster: TestCluster;
@@ -164,14 +162,10 @@ describe('abuse at the wire level: what the broker survives today', () => {
   }, 120000);
 });
 
-// ---------------------------------------------------------------------------------------------------------------
-// PENDING: the broker does not meet these targets yet (docs/reliability.md, "Findings"); they are registered only
-// with ABUSE_PENDING=1, so CI stays green while the fixes are built. Today (figures in docs/reliability.md):
-//   - slowloris amplification: ~450 bytes of broker RSS per byte received when bytes arrive one per segment (F3)
-//   - Metadata with 50,000,000 empty topic names (95 MiB present): the broker dies of a JS heap OOM (F4)
-//   - Fetch with maxBytes 2 GiB x 100 pipelined: RSS grows by 100x the partition's size (F5)
+// Findings of the first fuzz runs (docs/reliability.md, "Findings"), fixed since: F3 (slowloris amplification),
+// F4 (Metadata with 50,000,000 empty topic names), F5 (pipelined 2 GiB fetches).
 
-function pendingCases(): void {
+function fixedFindings(): void {
   it('slowloris amplification: 32 connections trickling 1 byte per ms: RSS grows by at most 8 bytes per byte received', async () => {
     const b = cluster.broker(2);
     const CONNECTIONS = 32;
@@ -263,4 +257,4 @@ function pendingCases(): void {
   }, 120000);
 }
 
-if (PENDING) describe('abuse at the wire level: PENDING cases (ABUSE_PENDING=1)', pendingCases);
+describe('abuse at the wire level: the findings F3, F4, F5, fixed', fixedFindings);
