@@ -76,7 +76,9 @@ export function decompress(type: CompressionType, data: Buffer, maxBytes = MAX_I
         return data;
       case CompressionType.GZIP:
         // zlib stops inflating as soon as the output passes maxOutputLength (RangeError ERR_BUFFER_TOO_LARGE).
-        return zlib.gunzipSync(data, { maxOutputLength: Math.max(1, maxBytes) });
+        // Chunks of a few times the input: one or two for a batch, and few large ones for a bomb (16 KiB chunks
+        // would be thousands of small allocations that the allocator may keep after they are freed).
+        return zlib.gunzipSync(data, { maxOutputLength: Math.max(1, maxBytes), chunkSize: chunkSizeFor(data.length) });
       case CompressionType.SNAPPY:
         return snappyDecompress(data, maxBytes);
       case CompressionType.LZ4:
@@ -96,38 +98,50 @@ export function decompress(type: CompressionType, data: Buffer, maxBytes = MAX_I
 }
 
 let dctx: zstdBinding.DCtx | undefined;
-const ZSTD_MIN_CHUNK = 128 * 1024;
+const MIN_CHUNK = 64 * 1024;
+const MAX_CHUNK = 4 * MiB;
+
+/** Output chunk size for streamed decompression: a few times the input, so a batch inflates in one or two. */
+function chunkSizeFor(inputLength: number): number {
+  return Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, inputLength * 4));
+}
 
 /**
- * zstd through the streaming decoder into an output buffer that grows by doubling up to `maxBytes`: a frame
- * declaring a content size above the cap is refused before anything is allocated, one without (streamed
- * frames) when the output reaches the cap. Concatenated and skippable frames are read as zstd-jni reads them.
+ * zstd through the streaming decoder into a list of output chunks that never holds more than `maxBytes`: a
+ * frame declaring a content size above the cap is refused before anything is allocated (and one declaring a
+ * size gets a buffer of exactly that size), one without (streamed frames) when the output reaches the cap.
+ * Concatenated and skippable frames are read as zstd-jni reads them; a truncated frame is an error.
  */
 function zstdDecompress(data: Buffer, maxBytes: number): Buffer {
   const declared = zstdBinding.getFrameContentSize(data);
   if (declared !== null && declared > maxBytes) throw new InflateLimitExceeded();
   if (dctx === undefined) dctx = new zstdBinding.DCtx();
   dctx.reset(zstdBinding.ResetDirective.sessionOnly);
-  let out = Buffer.allocUnsafe(Math.min(maxBytes, declared !== null ? Math.max(declared, 1) : Math.max(ZSTD_MIN_CHUNK, data.length * 4)));
+  const chunks: Buffer[] = [];
+  let chunk = Buffer.allocUnsafe(Math.min(maxBytes, declared !== null ? declared : chunkSizeFor(data.length)));
+  let filled = 0;
   let produced = 0;
   let consumed = 0;
-  let pending = 0; // 0 once a frame is complete and flushed
+  let pending = data.length > 0 ? 1 : 0; // 0 once a frame is complete and flushed
   while (consumed < data.length || pending !== 0) {
-    if (produced === out.length && out.length < maxBytes) {
-      const grown = Buffer.allocUnsafe(Math.min(maxBytes, out.length * 2));
-      out.copy(grown, 0, 0, produced);
-      out = grown;
+    if (filled === chunk.length && chunk.length > 0) {
+      chunks.push(chunk);
+      chunk = Buffer.allocUnsafe(Math.min(maxBytes - produced, Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, chunk.length * 2))));
+      filled = 0;
     }
-    // With the output full at the cap the decoder may still consume input that produces nothing (a checksum, a
-    // skippable frame); it stops making progress only when it needs room we cannot give.
-    const [hint, dst, src] = dctx.decompressStream(out.subarray(produced), data.subarray(consumed));
+    // With no room left the decoder may still consume input that produces nothing (a checksum, a skippable
+    // frame); it stops making progress only when it needs room the cap does not give.
+    const [hint, dst, src] = dctx.decompressStream(chunk.subarray(filled), data.subarray(consumed));
+    filled += dst;
     produced += dst;
     consumed += src;
     pending = hint;
     if (dst === 0 && src === 0) {
-      if (produced === out.length) throw new InflateLimitExceeded();
+      if (filled === chunk.length) throw new InflateLimitExceeded();
       throw new Error(consumed < data.length ? 'zstd decoder made no progress' : 'Truncated zstd frame');
     }
   }
-  return produced === out.length ? out : out.subarray(0, produced);
+  if (chunks.length === 0) return filled === chunk.length ? chunk : chunk.subarray(0, filled);
+  chunks.push(chunk.subarray(0, filled));
+  return Buffer.concat(chunks, produced);
 }

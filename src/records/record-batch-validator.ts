@@ -101,80 +101,154 @@ function varlong(buf: Uint8Array, p: number, limit: number): number {
 /**
  * Walks `count` records in `buf[start, end)` (the records area of a batch, inflated if it was compressed).
  * Throws INVALID_RECORD at the first inconsistency; on success `recordsWalk` holds the timestamps found.
+ *
+ * The hot loop: one-byte varints (almost every field of a typical record but its length) are decoded inline,
+ * longer ones by `varint`/`varlong`; reads are bounded by the record's end, so nothing past the batch is ever
+ * touched, and the only allocations are the errors thrown.
  */
 export function walkRecords(buf: Uint8Array, start: number, end: number, count: number, firstTimestamp: number, flags: number): void {
   const checkOffsets = (flags & CHECK_OFFSET_DELTAS) !== 0;
   const countNullKeys = (flags & COUNT_NULL_KEYS) !== 0;
   let nullKeys = 0;
-  let maxTimestamp = -1;
+  // A record's timestamp is firstTimestamp + delta; NO_TIMESTAMP (-1) is exempt from the minimum.
+  const noTimestampDelta = -1 - firstTimestamp;
+  let maxDelta = -Infinity;
   let indexOfMax = -1;
-  let minTimestamp = Infinity;
+  let minDelta = Infinity;
   let pos = start;
+  let b = 0;
   for (let i = 0; i < count; i++) {
     if (pos >= end) throw invalid(`Incorrect declared batch size, premature EOF reached: ${count} records declared, ${i} present`);
-    const size = varint(buf, pos, end);
-    let p = next;
+    // length: usually two bytes (bodies of 64 to 8191 bytes)
+    let size: number;
+    let p: number;
+    b = buf[pos] as number;
+    if (b < 0x80) {
+      size = (b >>> 1) ^ -(b & 1);
+      p = pos + 1;
+    } else if (pos + 1 < end && (buf[pos + 1] as number) < 0x80) {
+      const raw = (b & 0x7f) | ((buf[pos + 1] as number) << 7);
+      size = (raw >>> 1) ^ -(raw & 1);
+      p = pos + 2;
+    } else {
+      size = varint(buf, pos, end);
+      p = next;
+    }
     if (size < 0 || size > end - p) {
       throw invalid(`Invalid record size: expected ${size} bytes in record payload, but instead the buffer has only ${end - p} remaining bytes.`);
     }
     const recordStart = p;
     const recordEnd = p + size;
-    if (p >= recordEnd) throw structure('empty record');
+    if (size === 0) throw structure('empty record');
     p++; // attributes: unused in v2
-    const timestamp = firstTimestamp + varlong(buf, p, recordEnd);
-    const offsetDelta = varint(buf, next, recordEnd);
+    // timestampDelta (varlong)
+    let delta: number;
+    if (p < recordEnd && (b = buf[p] as number) < 0x80) {
+      delta = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else {
+      delta = varlong(buf, p, recordEnd);
+      p = next;
+    }
+    // offsetDelta
+    let offsetDelta: number;
+    if (p < recordEnd && (b = buf[p] as number) < 0x80) {
+      offsetDelta = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else if (p + 1 < recordEnd && (buf[p + 1] as number) < 0x80) {
+      const raw = (b & 0x7f) | ((buf[p + 1] as number) << 7);
+      offsetDelta = (raw >>> 1) ^ -(raw & 1);
+      p += 2;
+    } else {
+      offsetDelta = varint(buf, p, recordEnd);
+      p = next;
+    }
     if (checkOffsets && offsetDelta !== i) throw invalid(`Invalid offset delta ${offsetDelta} of record ${i} in a batch from a client: the deltas must be 0, 1, 2, ...`);
-    const keyLength = varint(buf, next, recordEnd);
-    p = next;
-    if (keyLength >= 0) {
-      if (keyLength > recordEnd - p) throw structure(`key of ${keyLength} bytes runs past the end of its record`);
-      p += keyLength;
-    } else if (keyLength !== -1) {
-      throw structure(`invalid key length ${keyLength}`);
+    // key
+    let length: number;
+    if (p < recordEnd && (b = buf[p] as number) < 0x80) {
+      length = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else {
+      length = varint(buf, p, recordEnd);
+      p = next;
+    }
+    if (length >= 0) {
+      if (length > recordEnd - p) throw structure(`key of ${length} bytes runs past the end of its record`);
+      p += length;
+    } else if (length !== -1) {
+      throw structure(`invalid key length ${length}`);
     } else if (countNullKeys) {
       nullKeys++;
     }
-    const valueLength = varint(buf, p, recordEnd);
-    p = next;
-    if (valueLength >= 0) {
-      if (valueLength > recordEnd - p) throw structure(`value of ${valueLength} bytes runs past the end of its record`);
-      p += valueLength;
-    } else if (valueLength !== -1) {
-      throw structure(`invalid value length ${valueLength}`);
-    }
-    const headers = varint(buf, p, recordEnd);
-    p = next;
-    if (headers < 0) throw invalid(`Found invalid number of record headers ${headers}`);
-    // Every header takes at least two bytes, so a huge count fails at the record end rather than looping on.
-    for (let h = 0; h < headers; h++) {
-      const keySize = varint(buf, p, recordEnd);
+    // value: one byte up to 63 bytes, two up to 8191
+    if (p < recordEnd && (b = buf[p] as number) < 0x80) {
+      length = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else if (p + 1 < recordEnd && (buf[p + 1] as number) < 0x80) {
+      const raw = (b & 0x7f) | ((buf[p + 1] as number) << 7);
+      length = (raw >>> 1) ^ -(raw & 1);
+      p += 2;
+    } else {
+      length = varint(buf, p, recordEnd);
       p = next;
-      if (keySize < 0) throw invalid(`Invalid negative header key size ${keySize}`);
-      if (keySize > recordEnd - p) throw structure(`header key of ${keySize} bytes runs past the end of its record`);
-      p += keySize;
-      const valueSize = varint(buf, p, recordEnd);
-      p = next;
-      if (valueSize >= 0) {
-        if (valueSize > recordEnd - p) throw structure(`header value of ${valueSize} bytes runs past the end of its record`);
-        p += valueSize;
-      } else if (valueSize !== -1) {
-        throw structure(`invalid header value length ${valueSize}`);
-      }
     }
+    if (length >= 0) {
+      if (length > recordEnd - p) throw structure(`value of ${length} bytes runs past the end of its record`);
+      p += length;
+    } else if (length !== -1) {
+      throw structure(`invalid value length ${length}`);
+    }
+    // headers
+    let headers: number;
+    if (p < recordEnd && (b = buf[p] as number) < 0x80) {
+      headers = (b >>> 1) ^ -(b & 1);
+      p++;
+    } else {
+      headers = varint(buf, p, recordEnd);
+      p = next;
+    }
+    if (headers !== 0) p = walkHeaders(buf, p, recordEnd, headers);
     if (p !== recordEnd) throw invalid(`Invalid record size: expected to read ${size} bytes in record payload, but instead read ${p - recordStart}`);
-    if (timestamp > maxTimestamp) {
-      maxTimestamp = timestamp;
+    // Timestamps are tracked as deltas (small integers) and made absolute once, after the loop.
+    if (delta > maxDelta) {
+      maxDelta = delta;
       indexOfMax = i;
     }
-    if (timestamp !== -1 && timestamp < minTimestamp) minTimestamp = timestamp;
+    if (delta < minDelta && delta !== noTimestampDelta) minDelta = delta;
     pos = recordEnd;
   }
   if (pos !== end) throw invalid(`Incorrect declared batch size, records still remaining in file: ${end - pos} bytes after ${count} records`);
-  recordsWalk.maxTimestamp = maxTimestamp;
-  recordsWalk.indexOfMaxTimestamp = indexOfMax;
-  recordsWalk.minTimestamp = minTimestamp;
+  // Kafka's maxBatchTimestamp starts at NO_TIMESTAMP and only rises: records below -1 never become the max.
+  const maxTimestamp = firstTimestamp + maxDelta;
+  const hasMax = maxTimestamp > -1;
+  recordsWalk.maxTimestamp = hasMax ? maxTimestamp : -1;
+  recordsWalk.indexOfMaxTimestamp = hasMax ? indexOfMax : -1;
+  recordsWalk.minTimestamp = firstTimestamp + minDelta;
   recordsWalk.nullKeys = nullKeys;
   recordsWalk.bytes = end - start;
+}
+
+/** The `headers` headers of a record from `p`; returns the position after them. */
+function walkHeaders(buf: Uint8Array, p: number, recordEnd: number, headers: number): number {
+  if (headers < 0) throw invalid(`Found invalid number of record headers ${headers}`);
+  // Every header takes at least two bytes, so a huge count fails at the record end rather than looping on.
+  for (let h = 0; h < headers; h++) {
+    const keySize = varint(buf, p, recordEnd);
+    p = next;
+    if (keySize < 0) throw invalid(`Invalid negative header key size ${keySize}`);
+    if (keySize > recordEnd - p) throw structure(`header key of ${keySize} bytes runs past the end of its record`);
+    p += keySize;
+    const valueSize = varint(buf, p, recordEnd);
+    p = next;
+    if (valueSize >= 0) {
+      if (valueSize > recordEnd - p) throw structure(`header value of ${valueSize} bytes runs past the end of its record`);
+      p += valueSize;
+    } else if (valueSize !== -1) {
+      throw structure(`invalid header value length ${valueSize}`);
+    }
+  }
+  return p;
 }
 
 /**
