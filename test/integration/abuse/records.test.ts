@@ -13,6 +13,7 @@ import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { TestCluster } from '../../helpers/test-cluster';
 import { gzipZeros, lz4Zeros, rawBatch, zstdZerosStreamed } from '../../helpers/raw-records';
 import { RawConnection, requestFrame } from '../protocol/raw-connection';
+import { runChild } from '../protocol/run-child';
 
 const MiB = 1024 * 1024;
 const TOPIC = 'abused';
@@ -56,10 +57,19 @@ describe('records a client must not be able to store (issue 12 item 4)', () => {
     cluster = await TestCluster.start({ brokers: 1 });
     const admin = kafka().admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 1 }, { topic: 'zstd-stored', numPartitions: 1 }] });
+    await admin.createTopics({
+      topics: [
+        { topic: TOPIC, numPartitions: 1 },
+        { topic: 'zstd-stored', numPartitions: 1 },
+        { topic: 'no-downconversion', numPartitions: 1, configEntries: [{ name: 'message.downconversion.enable', value: 'false' }] },
+        { topic: 'librdkafka-codecs', numPartitions: 1 },
+      ],
+    });
     await admin.disconnect();
     await cluster.waitForLeaders(TOPIC, 1);
     await cluster.waitForLeaders('zstd-stored', 1);
+    await cluster.waitForLeaders('no-downconversion', 1);
+    await cluster.waitForLeaders('librdkafka-codecs', 1);
     conn = new BrokerConnection({ host: '127.0.0.1', port: cluster.broker(0).port, clientId: 'records-abuse' });
     await conn.connect();
     pid = cluster.broker(0).pid;
@@ -100,6 +110,22 @@ describe('records a client must not be able to store (issue 12 item 4)', () => {
     const good = new RecordBatchBuilder().append({ timestamp: Date.now(), key: Buffer.from('k'), value: Buffer.from('v') }).build();
     expect(partitionError(await produce(7, good))).toBe(0);
     expect(await logEndOffset()).toBe(1);
+  });
+
+  it('accepts what librdkafka (kcat) writes with every codec, highly compressible batches included', async () => {
+    const bootstrap = `127.0.0.1:${cluster.broker(0).port}`;
+    const expected: string[] = [];
+    for (const codec of ['gzip', 'snappy', 'lz4', 'zstd']) {
+      // many records per batch; some values of zeros-like repetition, so the batches compress hard
+      const lines = Array.from({ length: 2000 }, (_, i) => `${codec}-${i}:${i % 3 === 0 ? 'z'.repeat(2000) : `value-${i}`}`);
+      const p = await runChild('kcat', ['-b', bootstrap, '-P', '-t', 'librdkafka-codecs', '-p', '0', '-K', ':', '-z', codec, '-X', 'batch.size=1000000', '-X', 'linger.ms=20'], { input: `${lines.join('\n')}\n`, timeoutMs: 60000 });
+      expect(p.code).toBe(0);
+      expected.push(...lines);
+    }
+    expect(await logEndOffset('librdkafka-codecs')).toBe(expected.length);
+    const c = await runChild('kcat', ['-b', bootstrap, '-C', '-t', 'librdkafka-codecs', '-p', '0', '-o', 'beginning', '-e', '-f', '%k:%s\n'], { timeoutMs: 60000 });
+    expect(c.code).toBe(0);
+    expect(c.stdout.trim().split('\n')).toEqual(expected);
   });
 
   it('refuses a CRC-valid batch of garbage records with INVALID_RECORD (sent over a raw connection)', async () => {
@@ -170,7 +196,7 @@ describe('records a client must not be able to store (issue 12 item 4)', () => {
   });
 
   it('answers old fetchers an error for the partition whose batch cannot be down-converted, and serves the others', async () => {
-    const fetch = (version: number) =>
+    const fetch = (version: number, topics = [TOPIC, 'zstd-stored']) =>
       conn.send(
         FetchApi,
         {
@@ -181,7 +207,7 @@ describe('records a client must not be able to store (issue 12 item 4)', () => {
           isolationLevel: 0,
           sessionId: 0,
           sessionEpoch: -1,
-          topics: [TOPIC, 'zstd-stored'].map((topic) => ({ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes: MiB }] })),
+          topics: topics.map((topic) => ({ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes: MiB }] })),
           forgottenTopicsData: [],
           rackId: '',
         },
@@ -194,6 +220,11 @@ describe('records a client must not be able to store (issue 12 item 4)', () => {
     expect((byTopic.get(TOPIC)?.recordSet as Buffer).length).toBeGreaterThan(0);
     const current = await fetch(4);
     for (const t of current.responses) expect(t.partitionResponses[0]?.errorCode).toBe(0);
+    // message.downconversion.enable=false: old consumers get UNSUPPORTED_VERSION for that topic only
+    expect(partitionError(await produce(7, new RecordBatchBuilder().append({ timestamp: Date.now(), value: Buffer.from('n') }).build(), 'no-downconversion'))).toBe(0);
+    const refusedOld = await fetch(2, ['no-downconversion', TOPIC]);
+    expect(refusedOld.responses.map((t) => t.partitionResponses[0]?.errorCode)).toEqual([ErrorCode.UNSUPPORTED_VERSION.code, 0]);
+    expect((await fetch(4, ['no-downconversion'])).responses[0]?.partitionResponses[0]?.errorCode).toBe(0);
   });
 
   it('refuses client writes to internal topics with INVALID_TOPIC_EXCEPTION, and kafkajs still produces and consumes', async () => {
