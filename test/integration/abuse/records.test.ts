@@ -190,6 +190,16 @@ describe('records a client must not be able to store (issue 12 item 4)', () => {
     const one = (): Buffer => new RecordBatchBuilder().append({ timestamp: Date.now(), value: Buffer.from('x') }).build();
     await refused(3, Buffer.concat([one(), one()]), 'INVALID_RECORD');
     await refused(5, Buffer.alloc(0), 'INVALID_RECORD');
+    // an incomplete second batch is dropped, as Kafka's log appends only the complete batches it iterated...
+    const tail = Buffer.alloc(30);
+    tail.writeInt32BE(500, 8);
+    tail.writeInt8(2, 16);
+    const before = await logEndOffset();
+    expect(partitionError(await produce(7, Buffer.concat([one(), tail])))).toBe(0);
+    expect(await logEndOffset()).toBe(before + 1);
+    // ...but a size no batch can have is CORRUPT_MESSAGE (Kafka's batch iterator throws CorruptRecordException)
+    tail.writeInt32BE(5, 8);
+    await refused(7, Buffer.concat([one(), tail]), 'CORRUPT_MESSAGE');
     const zstdBatch = (): Buffer => new RecordBatchBuilder({ compression: CompressionType.ZSTD }).append({ timestamp: Date.now(), value: Buffer.from('z') }).build();
     await refused(6, zstdBatch(), 'UNSUPPORTED_COMPRESSION_TYPE', 'zstd-stored');
     expect(partitionError(await produce(7, zstdBatch(), 'zstd-stored'))).toBe(0);
