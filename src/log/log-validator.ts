@@ -3,7 +3,7 @@ import { CompressionType, compressionTypeForConfig } from '../records/compressio
 import { LOG_OVERHEAD, MAGIC_OFFSET, RECORD_BATCH_OVERHEAD, RecordBatch } from '../records/record-batch';
 import { RecordBatchBuilder } from '../records/record-batch-builder';
 import { inflateCap } from '../records/compression';
-import { CHECK_OFFSET_DELTAS, COUNT_NULL_KEYS, recordsWalk, walkBatchRecords } from '../records/record-batch-validator';
+import { CHECK_OFFSET_DELTAS, COUNT_NULL_KEYS, recordsWalk, TRACK_MIN_TIMESTAMP, walkBatchRecords } from '../records/record-batch-validator';
 import { convertLegacyToRecordBatch } from '../records/record-conversion';
 import { TimestampType } from '../records/timestamp-type';
 import { isCompactPolicy, LogConfig } from '../common/config/log-config';
@@ -99,10 +99,11 @@ function validateBatchHeader(batch: RecordBatch, origin: AppendOrigin): void {
  */
 function validateRecords(batch: RecordBatch, config: LogConfig, now: number, origin: AppendOrigin): void {
   const requireKeys = isCompactPolicy(config) && !batch.isControlBatch;
-  const flags = (origin === 'client' ? CHECK_OFFSET_DELTAS : 0) | (requireKeys ? COUNT_NULL_KEYS : 0);
-  walkBatchRecords(batch, flags, inflateCap(config.maxMessageBytes));
   const diff = config.messageTimestampDifferenceMaxMs;
-  if (config.messageTimestampType === 'CreateTime' && diff < Number.MAX_SAFE_INTEGER) {
+  const checkRange = config.messageTimestampType === 'CreateTime' && diff < Number.MAX_SAFE_INTEGER;
+  const flags = (origin === 'client' ? CHECK_OFFSET_DELTAS : 0) | (requireKeys ? COUNT_NULL_KEYS : 0) | (checkRange ? TRACK_MIN_TIMESTAMP : 0);
+  walkBatchRecords(batch, flags, inflateCap(config.maxMessageBytes));
+  if (checkRange) {
     const ts = recordsWalk.minTimestamp < now - diff ? recordsWalk.minTimestamp : recordsWalk.maxTimestamp > now + diff ? recordsWalk.maxTimestamp : undefined;
     if (ts !== undefined) {
       throw new KafkaError('INVALID_TIMESTAMP', `Timestamp ${ts} of a message is out of range. The timestamp should be within [${now - diff}, ${now + diff}]`);

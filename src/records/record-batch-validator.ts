@@ -16,7 +16,9 @@ import { RECORD_BATCH_OVERHEAD, RecordBatch } from './record-batch';
  *     (−1 is null); varints are at most 5 bytes, varlongs at most 10;
  *   - with CHECK_OFFSET_DELTAS (leader appends), record i must have offsetDelta i;
  *   - with COUNT_NULL_KEYS (compacted topics), null keys are counted (the caller refuses them after the
- *     timestamp checks, which Kafka reports first).
+ *     timestamp checks, which Kafka reports first);
+ *   - the largest timestamp is always measured, the smallest with TRACK_MIN_TIMESTAMP (the range check of
+ *     message.timestamp.difference.max.ms, off by default, needs it).
  *
  * Any failure is INVALID_RECORD (87), as Kafka 2.8's InvalidRecordException from those readers: "Invalid record
  * size: ...", "Found invalid number of record headers ...", "Incorrect declared batch size, ...". Data that does
@@ -28,14 +30,13 @@ import { RECORD_BATCH_OVERHEAD, RecordBatch } from './record-batch';
  */
 export const CHECK_OFFSET_DELTAS = 1;
 export const COUNT_NULL_KEYS = 2;
+export const TRACK_MIN_TIMESTAMP = 4;
 
 /** What the last walk measured: one object, overwritten by every walk, so that walking allocates nothing. */
 export interface RecordsWalk {
   /** Kafka's maxBatchTimestamp: the largest record timestamp above −1 (NO_TIMESTAMP), else −1. */
   maxTimestamp: number;
-  /** Index (0-based) of the first record carrying maxTimestamp, −1 if none. */
-  indexOfMaxTimestamp: number;
-  /** The smallest record timestamp other than −1, or +Infinity. */
+  /** With TRACK_MIN_TIMESTAMP: the smallest record timestamp other than −1, or +Infinity. */
   minTimestamp: number;
   /** Records with a null key (counted only with COUNT_NULL_KEYS). */
   nullKeys: number;
@@ -43,7 +44,7 @@ export interface RecordsWalk {
   bytes: number;
 }
 
-export const recordsWalk: RecordsWalk = { maxTimestamp: -1, indexOfMaxTimestamp: -1, minTimestamp: Infinity, nullKeys: 0, bytes: 0 };
+export const recordsWalk: RecordsWalk = { maxTimestamp: -1, minTimestamp: Infinity, nullKeys: 0, bytes: 0 };
 
 function invalid(message: string): KafkaError {
   return new KafkaError('INVALID_RECORD', message);
@@ -95,26 +96,34 @@ function varlong(buf: Uint8Array, p: number, limit: number): number {
     mul *= 128;
   }
   next = p;
-  return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
+  const value = raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
+  // Small values as int32, so that callers' arithmetic on them stays integer (and fast).
+  return value >= -0x80000000 && value <= 0x7fffffff ? value | 0 : value;
 }
 
 /**
  * Walks `count` records in `buf[start, end)` (the records area of a batch, inflated if it was compressed).
  * Throws INVALID_RECORD at the first inconsistency; on success `recordsWalk` holds the timestamps found.
  *
- * The hot loop: one-byte varints (almost every field of a typical record but its length) are decoded inline,
- * longer ones by `varint`/`varlong`; reads are bounded by the record's end, so nothing past the batch is ever
- * touched, and the only allocations are the errors thrown.
+ * The hot loop (~8 ns a record): one- and two-byte varints are decoded inline, longer ones by `varint`/
+ * `varlong`. Records ending at least FAST_MARGIN bytes before the end of `buf` are walked without checking
+ * every field against the record's end — no inline read lies more than 7 bytes past it (each read starts at
+ * most a few bytes beyond the previous field, and skips are checked), so nothing outside `buf` is read, and
+ * the final position check catches any field that crossed the end. The last records go through
+ * `walkRecordChecked`, which checks every read. The only allocations are the errors thrown.
  */
 export function walkRecords(buf: Uint8Array, start: number, end: number, count: number, firstTimestamp: number, flags: number): void {
   const checkOffsets = (flags & CHECK_OFFSET_DELTAS) !== 0;
   const countNullKeys = (flags & COUNT_NULL_KEYS) !== 0;
+  const trackMin = (flags & TRACK_MIN_TIMESTAMP) !== 0;
+  const fastLimit = buf.length - FAST_MARGIN;
   let nullKeys = 0;
-  // A record's timestamp is firstTimestamp + delta; NO_TIMESTAMP (-1) is exempt from the minimum.
+  // A record's timestamp is firstTimestamp + delta; NO_TIMESTAMP (-1) is exempt from the minimum. Deltas are
+  // tracked with integer sentinels and flags (not ±Infinity), so that they stay int32 in the loop.
   const noTimestampDelta = -1 - firstTimestamp;
-  let maxDelta = -Infinity;
-  let indexOfMax = -1;
-  let minDelta = Infinity;
+  let maxDelta = 0;
+  let minDelta = 0;
+  let hasMin = false;
   let pos = start;
   let b = 0;
   for (let i = 0; i < count; i++) {
@@ -137,96 +146,143 @@ export function walkRecords(buf: Uint8Array, start: number, end: number, count: 
     if (size < 0 || size > end - p) {
       throw invalid(`Invalid record size: expected ${size} bytes in record payload, but instead the buffer has only ${end - p} remaining bytes.`);
     }
+    if (size === 0) throw structure('empty record');
     const recordStart = p;
     const recordEnd = p + size;
-    if (size === 0) throw structure('empty record');
-    p++; // attributes: unused in v2
-    // timestampDelta (varlong)
     let delta: number;
-    if (p < recordEnd && (b = buf[p] as number) < 0x80) {
-      delta = (b >>> 1) ^ -(b & 1);
-      p++;
+    if (recordEnd > fastLimit) {
+      delta = walkRecordChecked(buf, p, recordEnd, i, checkOffsets);
+      if (lastKeyNull && countNullKeys) nullKeys++;
     } else {
-      delta = varlong(buf, p, recordEnd);
-      p = next;
+      p++; // attributes: unused in v2
+      // timestampDelta (varlong)
+      if ((b = buf[p] as number) < 0x80) {
+        delta = (b >>> 1) ^ -(b & 1);
+        p++;
+      } else {
+        delta = varlong(buf, p, recordEnd);
+        p = next;
+      }
+      // offsetDelta
+      let offsetDelta: number;
+      if ((b = buf[p] as number) < 0x80) {
+        offsetDelta = (b >>> 1) ^ -(b & 1);
+        p++;
+      } else if ((buf[p + 1] as number) < 0x80) {
+        const raw = (b & 0x7f) | ((buf[p + 1] as number) << 7);
+        offsetDelta = (raw >>> 1) ^ -(raw & 1);
+        p += 2;
+      } else {
+        offsetDelta = varint(buf, p, recordEnd);
+        p = next;
+      }
+      if (checkOffsets && offsetDelta !== i) throw offsetError(offsetDelta, i);
+      // key: 0x01 is null
+      let length: number;
+      if ((b = buf[p] as number) === 0x01) {
+        p++;
+        if (countNullKeys) nullKeys++;
+      } else {
+        if (b < 0x80) {
+          length = (b >>> 1) ^ -(b & 1);
+          p++;
+        } else {
+          length = varint(buf, p, recordEnd);
+          p = next;
+        }
+        if (length < 0) throw structure(`invalid key length ${length}`);
+        if (length > recordEnd - p) throw structure(`key of ${length} bytes runs past the end of its record`);
+        p += length;
+      }
+      // value: one byte up to 63 bytes, two up to 8191
+      if ((b = buf[p] as number) < 0x80) {
+        length = (b >>> 1) ^ -(b & 1);
+        p++;
+      } else if ((buf[p + 1] as number) < 0x80) {
+        const raw = (b & 0x7f) | ((buf[p + 1] as number) << 7);
+        length = (raw >>> 1) ^ -(raw & 1);
+        p += 2;
+      } else {
+        length = varint(buf, p, recordEnd);
+        p = next;
+      }
+      if (length >= 0) {
+        if (length > recordEnd - p) throw structure(`value of ${length} bytes runs past the end of its record`);
+        p += length;
+      } else if (length !== -1) {
+        throw structure(`invalid value length ${length}`);
+      }
+      // headers: almost always none
+      if ((buf[p] as number) === 0) {
+        p++;
+      } else {
+        const headers = varint(buf, p, recordEnd);
+        p = walkHeaders(buf, next, recordEnd, headers);
+      }
+      if (p !== recordEnd) throw sizeError(size, p - recordStart);
     }
-    // offsetDelta
-    let offsetDelta: number;
-    if (p < recordEnd && (b = buf[p] as number) < 0x80) {
-      offsetDelta = (b >>> 1) ^ -(b & 1);
-      p++;
-    } else if (p + 1 < recordEnd && (buf[p + 1] as number) < 0x80) {
-      const raw = (b & 0x7f) | ((buf[p + 1] as number) << 7);
-      offsetDelta = (raw >>> 1) ^ -(raw & 1);
-      p += 2;
-    } else {
-      offsetDelta = varint(buf, p, recordEnd);
-      p = next;
-    }
-    if (checkOffsets && offsetDelta !== i) throw invalid(`Invalid offset delta ${offsetDelta} of record ${i} in a batch from a client: the deltas must be 0, 1, 2, ...`);
-    // key
-    let length: number;
-    if (p < recordEnd && (b = buf[p] as number) < 0x80) {
-      length = (b >>> 1) ^ -(b & 1);
-      p++;
-    } else {
-      length = varint(buf, p, recordEnd);
-      p = next;
-    }
-    if (length >= 0) {
-      if (length > recordEnd - p) throw structure(`key of ${length} bytes runs past the end of its record`);
-      p += length;
-    } else if (length !== -1) {
-      throw structure(`invalid key length ${length}`);
-    } else if (countNullKeys) {
-      nullKeys++;
-    }
-    // value: one byte up to 63 bytes, two up to 8191
-    if (p < recordEnd && (b = buf[p] as number) < 0x80) {
-      length = (b >>> 1) ^ -(b & 1);
-      p++;
-    } else if (p + 1 < recordEnd && (buf[p + 1] as number) < 0x80) {
-      const raw = (b & 0x7f) | ((buf[p + 1] as number) << 7);
-      length = (raw >>> 1) ^ -(raw & 1);
-      p += 2;
-    } else {
-      length = varint(buf, p, recordEnd);
-      p = next;
-    }
-    if (length >= 0) {
-      if (length > recordEnd - p) throw structure(`value of ${length} bytes runs past the end of its record`);
-      p += length;
-    } else if (length !== -1) {
-      throw structure(`invalid value length ${length}`);
-    }
-    // headers
-    let headers: number;
-    if (p < recordEnd && (b = buf[p] as number) < 0x80) {
-      headers = (b >>> 1) ^ -(b & 1);
-      p++;
-    } else {
-      headers = varint(buf, p, recordEnd);
-      p = next;
-    }
-    if (headers !== 0) p = walkHeaders(buf, p, recordEnd, headers);
-    if (p !== recordEnd) throw invalid(`Invalid record size: expected to read ${size} bytes in record payload, but instead read ${p - recordStart}`);
     // Timestamps are tracked as deltas (small integers) and made absolute once, after the loop.
-    if (delta > maxDelta) {
-      maxDelta = delta;
-      indexOfMax = i;
+    if (delta > maxDelta || i === 0) maxDelta = delta;
+    if (trackMin && (delta < minDelta || !hasMin) && delta !== noTimestampDelta) {
+      minDelta = delta;
+      hasMin = true;
     }
-    if (delta < minDelta && delta !== noTimestampDelta) minDelta = delta;
     pos = recordEnd;
   }
   if (pos !== end) throw invalid(`Incorrect declared batch size, records still remaining in file: ${end - pos} bytes after ${count} records`);
   // Kafka's maxBatchTimestamp starts at NO_TIMESTAMP and only rises: records below -1 never become the max.
   const maxTimestamp = firstTimestamp + maxDelta;
-  const hasMax = maxTimestamp > -1;
-  recordsWalk.maxTimestamp = hasMax ? maxTimestamp : -1;
-  recordsWalk.indexOfMaxTimestamp = hasMax ? indexOfMax : -1;
-  recordsWalk.minTimestamp = firstTimestamp + minDelta;
+  recordsWalk.maxTimestamp = count > 0 && maxTimestamp > -1 ? maxTimestamp : -1;
+  recordsWalk.minTimestamp = hasMin ? firstTimestamp + minDelta : Infinity;
   recordsWalk.nullKeys = nullKeys;
   recordsWalk.bytes = end - start;
+}
+
+/** Bytes after a record's end that `walkRecords` must have in `buf` to walk it without per-field checks. */
+const FAST_MARGIN = 16;
+
+/** Whether the key of the last record `walkRecordChecked` walked was null. */
+let lastKeyNull = false;
+
+function offsetError(offsetDelta: number, index: number): KafkaError {
+  return invalid(`Invalid offset delta ${offsetDelta} of record ${index} in a batch from a client: the deltas must be 0, 1, 2, ...`);
+}
+
+function sizeError(size: number, read: number): KafkaError {
+  return invalid(`Invalid record size: expected to read ${size} bytes in record payload, but instead read ${read}`);
+}
+
+/**
+ * The body of the record `buf[p, recordEnd)` (after its length), every read checked against `recordEnd`: for
+ * the records `walkRecords` cannot walk unchecked. Returns its timestamp delta; sets `lastKeyNull`.
+ */
+function walkRecordChecked(buf: Uint8Array, p: number, recordEnd: number, index: number, checkOffsets: boolean): number {
+  const recordStart = p;
+  p++; // attributes
+  const delta = varlong(buf, p, recordEnd);
+  const offsetDelta = varint(buf, next, recordEnd);
+  if (checkOffsets && offsetDelta !== index) throw offsetError(offsetDelta, index);
+  let length = varint(buf, next, recordEnd);
+  p = next;
+  lastKeyNull = length === -1;
+  if (length >= 0) {
+    if (length > recordEnd - p) throw structure(`key of ${length} bytes runs past the end of its record`);
+    p += length;
+  } else if (length !== -1) {
+    throw structure(`invalid key length ${length}`);
+  }
+  length = varint(buf, p, recordEnd);
+  p = next;
+  if (length >= 0) {
+    if (length > recordEnd - p) throw structure(`value of ${length} bytes runs past the end of its record`);
+    p += length;
+  } else if (length !== -1) {
+    throw structure(`invalid value length ${length}`);
+  }
+  const headers = varint(buf, p, recordEnd);
+  p = walkHeaders(buf, next, recordEnd, headers);
+  if (p !== recordEnd) throw sizeError(recordEnd - recordStart, p - recordStart);
+  return delta;
 }
 
 /** The `headers` headers of a record from `p`; returns the position after them. */

@@ -3,23 +3,38 @@ import { KafkaError } from '../../../src/common/kafka-error';
 import { CompressionType } from '../../../src/records/compression-type';
 import { RecordBatch } from '../../../src/records/record-batch';
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
-import { CHECK_OFFSET_DELTAS, COUNT_NULL_KEYS, recordsWalk, walkBatchRecords, walkRecords } from '../../../src/records/record-batch-validator';
+import { CHECK_OFFSET_DELTAS, COUNT_NULL_KEYS, recordsWalk, TRACK_MIN_TIMESTAMP, walkBatchRecords, walkRecords } from '../../../src/records/record-batch-validator';
 import { RawRecord, rawBatch, rawRecord, rawRecords, varint } from '../../helpers/raw-records';
 
 const CAP = 64 * 1024 * 1024;
 const FIRST_TS = 1_600_000_000_000;
 
-/** The KafkaError the walk throws for `records` (count = records.length unless given), or undefined. */
-function walkError(records: RawRecord[] | Buffer, flags = CHECK_OFFSET_DELTAS, count?: number): KafkaError | undefined {
-  const bytes = Buffer.isBuffer(records) ? records : rawRecords(records);
-  const n = count ?? (Buffer.isBuffer(records) ? 1 : records.length);
+/** The KafkaError `walkRecords` throws for `records` in `buf` (with `slack` bytes after them), or undefined. */
+function tryWalk(bytes: Buffer, slack: number, count: number, flags: number): KafkaError | undefined {
+  const buf = slack === 0 ? bytes : Buffer.concat([bytes, Buffer.alloc(slack, 0xff)]);
   try {
-    walkRecords(bytes, 0, bytes.length, n, FIRST_TS, flags);
+    walkRecords(buf, 0, bytes.length, count, FIRST_TS, flags);
     return undefined;
   } catch (err) {
     expect(err).toBeInstanceOf(KafkaError);
     return err as KafkaError;
   }
+}
+
+/**
+ * The KafkaError the walk throws for `records` (count = records.length unless given), or undefined. Every case
+ * runs twice: at the very end of the buffer (each read checked) and with bytes after it (the unchecked fast
+ * path); both must come to the same verdict.
+ */
+function walkError(records: RawRecord[] | Buffer, flags = CHECK_OFFSET_DELTAS, count?: number): KafkaError | undefined {
+  const bytes = Buffer.isBuffer(records) ? records : rawRecords(records);
+  const n = count ?? (Buffer.isBuffer(records) ? 1 : records.length);
+  const fast = tryWalk(bytes, 64, n, flags);
+  const fastWalk = { ...recordsWalk };
+  const checked = tryWalk(bytes, 0, n, flags);
+  expect(fast?.errorName).toBe(checked?.errorName);
+  if (checked === undefined) expect(recordsWalk).toEqual(fastWalk);
+  return checked;
 }
 
 function expectInvalid(records: RawRecord[] | Buffer, message: RegExp, flags = CHECK_OFFSET_DELTAS, count?: number): void {
@@ -32,8 +47,11 @@ const three: RawRecord[] = [{}, {}, {}];
 
 describe('the validation walk over v2 records', () => {
   it('accepts well-formed records and reports their timestamps', () => {
-    expect(walkError([{ timestampDelta: 5 }, { timestampDelta: 9, key: null }, { timestampDelta: 2, headers: [{ key: Buffer.from('a'), value: null }] }])).toBeUndefined();
-    expect(recordsWalk).toMatchObject({ maxTimestamp: FIRST_TS + 9, indexOfMaxTimestamp: 1, minTimestamp: FIRST_TS + 2, nullKeys: 0 });
+    const records = [{ timestampDelta: 5 }, { timestampDelta: 9, key: null }, { timestampDelta: 2, headers: [{ key: Buffer.from('a'), value: null }] }];
+    expect(walkError(records, CHECK_OFFSET_DELTAS | TRACK_MIN_TIMESTAMP)).toBeUndefined();
+    expect(recordsWalk).toMatchObject({ maxTimestamp: FIRST_TS + 9, minTimestamp: FIRST_TS + 2, nullKeys: 0 });
+    expect(walkError(records)).toBeUndefined();
+    expect(recordsWalk).toMatchObject({ maxTimestamp: FIRST_TS + 9, minTimestamp: Infinity });
   });
 
   it('refuses a record whose length overruns the batch', () => {
@@ -121,8 +139,8 @@ describe('the validation walk over v2 records', () => {
 
   it('exempts NO_TIMESTAMP (-1) records from the minimum, as Kafka exempts them from the range check', () => {
     const bytes = rawRecords([{ timestampDelta: 0 }, { timestampDelta: 101 }, { timestampDelta: 1000 }]);
-    walkRecords(bytes, 0, bytes.length, 3, -1, CHECK_OFFSET_DELTAS);
-    expect(recordsWalk).toMatchObject({ maxTimestamp: 999, indexOfMaxTimestamp: 2, minTimestamp: 100 });
+    walkRecords(bytes, 0, bytes.length, 3, -1, CHECK_OFFSET_DELTAS | TRACK_MIN_TIMESTAMP);
+    expect(recordsWalk).toMatchObject({ maxTimestamp: 999, minTimestamp: 100 });
   });
 
   it('walks compressed batches after inflating them, with every codec', () => {
@@ -164,7 +182,7 @@ describe('the validation walk over v2 records', () => {
     fc.assert(
       fc.property(fc.array(recordArb, { minLength: 1, maxLength: 30 }), codecArb, (inputs, compression) => {
         const batch = new RecordBatch(build(inputs, compression));
-        walkBatchRecords(batch, CHECK_OFFSET_DELTAS | COUNT_NULL_KEYS, CAP);
+        walkBatchRecords(batch, CHECK_OFFSET_DELTAS | COUNT_NULL_KEYS | TRACK_MIN_TIMESTAMP, CAP);
         const decoded = batch.records();
         expect(recordsWalk.nullKeys).toBe(decoded.filter((r) => r.key === null).length);
         expect(recordsWalk.maxTimestamp).toBe(batch.maxTimestamp);
@@ -189,6 +207,14 @@ describe('the validation walk over v2 records', () => {
         } catch (err) {
           walked = err;
         }
+        // the fast path (bytes after the records) comes to the same verdict
+        let fast: unknown;
+        try {
+          walkRecords(Buffer.concat([records, Buffer.alloc(32, 0x80)]), 0, records.length, count, 0, 0);
+        } catch (err) {
+          fast = err;
+        }
+        expect((fast as KafkaError | undefined)?.errorName).toBe((walked as KafkaError | undefined)?.errorName);
         if (walked !== undefined) {
           expect(walked).toBeInstanceOf(KafkaError);
           expect((walked as KafkaError).errorName).toBe('INVALID_RECORD');
@@ -198,7 +224,7 @@ describe('the validation walk over v2 records', () => {
         const batch = new RecordBatch(bytes);
         expect(batch.records()).toHaveLength(count);
       }),
-      { numRuns: 2000 },
+      { numRuns: Number(process.env['FC_RUNS'] ?? 2000) },
     );
   });
 });
