@@ -9,9 +9,11 @@
  *   walk     walkBatchRecords alone;
  *   append   Log.appendAsLeader with 8 appends in flight (validation + index + writes to the page cache), the
  *            whole path the validation is part of.
- * The best of several rounds counts. Prints one line per case:
+ * The best of several rounds (each the best of many short windows) counts. Prints one line per case:
  *   bench:validation case=<c> batch_bytes=<n> records=<n> before_us=<n> after_us=<n> walk_us=<n> append_us=<n>
- *     walk_share_of_append=<ratio> after_vs_before=<ratio>
+ *     walk_share_of_append=<ratio> after_vs_before=<ratio> added_share_of_append=<(after - before) / append>
+ * Cases: 16 KiB batches of 100-byte and 10-byte records, a 1 MiB batch, and 16 KiB batches with each codec
+ * (record values of random lower-case letters, which compress about as real text does).
  * Environment: BENCH_LOG_DIR (default os.tmpdir()), BENCH_ROUNDS (default 5).
  */
 import * as fs from 'node:fs';
