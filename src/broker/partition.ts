@@ -3,6 +3,7 @@ import { KafkaError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { Log, LogAppendInfo } from '../log/log';
+import type { AppendOrigin } from '../log/log-validator';
 import { LeaderAndIsrPartitionState } from '../protocol/apis/leader-and-isr';
 import { Clock } from '../common/time';
 import { IsrStateWriter } from './isr-state-writer';
@@ -127,8 +128,11 @@ export class Partition {
     this.assignment = [...state.replicas];
   }
 
-  /** Appends a producer's batch as leader; acks=-1 needs an ISR of at least min.insync.replicas. */
-  async appendRecordsToLeader(records: Buffer, requiredAcks: number): Promise<LogAppendInfo> {
+  /**
+   * Appends a producer's batch as leader; acks=-1 needs an ISR of at least min.insync.replicas. The broker's own
+   * coordinators pass origin 'coordinator' (Kafka's AppendOrigin.Coordinator: no client-only checks).
+   */
+  async appendRecordsToLeader(records: Buffer, requiredAcks: number, origin: AppendOrigin = 'client'): Promise<LogAppendInfo> {
     const log = this.log;
     if (!this.isLeader || log === undefined) {
       throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Leader not local for partition ${tpString(this.tp)} on broker ${this.localBrokerId}`);
@@ -140,7 +144,7 @@ export class Partition {
         `The size of the current ISR Set(${this.isr.join(', ')}) is insufficient to satisfy the min.isr requirement of ${minIsr} for partition ${tpString(this.tp)}`,
       );
     }
-    const info = await log.appendAsLeader(records, this.leaderEpoch);
+    const info = await log.appendAsLeader(records, this.leaderEpoch, origin);
     this.maybeIncrementLeaderHW();
     return info;
   }

@@ -2,6 +2,8 @@ import { KafkaError } from '../common/kafka-error';
 import { CompressionType, compressionTypeForConfig } from '../records/compression-type';
 import { LOG_OVERHEAD, MAGIC_OFFSET, RECORD_BATCH_OVERHEAD, RecordBatch } from '../records/record-batch';
 import { RecordBatchBuilder } from '../records/record-batch-builder';
+import { inflateCap } from '../records/compression';
+import { CHECK_OFFSET_DELTAS, COUNT_NULL_KEYS, recordsWalk, TRACK_MIN_TIMESTAMP, walkBatchRecords } from '../records/record-batch-validator';
 import { convertLegacyToRecordBatch } from '../records/record-conversion';
 import { TimestampType } from '../records/timestamp-type';
 import { isCompactPolicy, LogConfig } from '../common/config/log-config';
@@ -9,14 +11,19 @@ import { isCompactPolicy, LogConfig } from '../common/config/log-config';
 /**
  * Validation of incoming records and offset assignment (Kafka's LogValidator + Log.analyzeAndValidateRecords).
  *
- * Magic-2 input is checked per batch from its header and CRC only: lengths consistent with the bytes present,
- * magic 2, CRC-32C, size ≤ max.message.bytes, lastOffsetDelta + 1 = recordsCount > 0, no control batch from a
- * client, a sequence when there is a producer id, keys on compacted topics (the only check that decodes
- * records). Offsets are then assigned by overwriting baseOffset and the
- * partition leader epoch in place; LogAppendTime also rewrites maxTimestamp and the CRC. Records are never
- * re-encoded, unless the topic's compression.type asks for another codec or the input is a legacy (magic 0/1)
- * set, which is converted to one v2 batch. Everything is validated before anything is modified, so a refused
- * request leaves the log and the caller's buffer as they were.
+ * A leader append takes exactly one magic-2 batch (Kafka: "Compressed outer record has more than one batch",
+ * INVALID_RECORD), or one legacy (magic 0/1) set that is converted to one. The batch is checked as Kafka checks
+ * it, in Kafka's order: baseOffset 0 from a client, size ≤ max.message.bytes, CRC-32C, lastOffsetDelta + 1 =
+ * recordsCount > 0, no control batch from a client, a sequence when there is a producer id — and then every
+ * record, by the zero-allocation walk of src/records/record-batch-validator.ts (in place when uncompressed,
+ * over a bounded inflated copy when compressed: see inflateCap): lengths, counts, header counts, offset deltas
+ * 0..n-1 from clients, keys on compacted topics, timestamps against message.timestamp.difference.max.ms, no
+ * LogAppendTime from producers. Offsets are then assigned by overwriting baseOffset and the partition leader
+ * epoch in place; the max timestamp is set to the records' own (as Kafka's setMaxTimestamp), and LogAppendTime
+ * rewrites it to the broker's clock; either recomputes the CRC only when the bytes change. Records are never
+ * re-encoded, unless the topic's compression.type asks for another codec or the input is a legacy set.
+ * Everything is validated before anything is modified, so a refused request leaves the log and the caller's
+ * buffer as they were.
  */
 export type AppendOrigin = 'client' | 'replication' | 'coordinator';
 
@@ -62,36 +69,54 @@ export function splitBatches(records: Buffer): RecordBatch[] {
   return batches;
 }
 
-function validateBatch(batch: RecordBatch, config: LogConfig, now: number, origin: AppendOrigin): void {
+/** Log.analyzeAndValidateRecords: the shallow checks Kafka makes on every batch before LogValidator runs. */
+function analyzeBatch(batch: RecordBatch, config: LogConfig, origin: AppendOrigin): void {
+  if (origin === 'client' && batch.baseOffset !== 0) {
+    throw new KafkaError('INVALID_RECORD', `The baseOffset of the record batch in the append should be 0, but it is ${batch.baseOffset}`);
+  }
   if (batch.sizeInBytes > config.maxMessageBytes) {
     throw new KafkaError('MESSAGE_TOO_LARGE', `The record batch size in the append to the log is ${batch.sizeInBytes} bytes which exceeds the maximum configured value of ${config.maxMessageBytes}.`);
   }
   batch.ensureValid();
   void batch.compressionType; // throws CORRUPT_MESSAGE for an unknown codec
+}
+
+/** LogValidator.validateBatch (the count checks for every origin: offsets are assigned from them). */
+function validateBatchHeader(batch: RecordBatch, origin: AppendOrigin): void {
   const count = batch.recordsCount;
   if (count <= 0 || batch.lastOffsetDelta + 1 !== count) {
-    throw new KafkaError('INVALID_RECORD', `Record batch has ${count} records but lastOffsetDelta ${batch.lastOffsetDelta}`);
+    throw new KafkaError('INVALID_RECORD', `Inconsistent batch offset range [0, ${batch.lastOffsetDelta}] and count of records ${count}`);
   }
   if (origin === 'client' && batch.isControlBatch) throw new KafkaError('INVALID_RECORD', 'Clients are not allowed to write control records');
   if (batch.producerId >= 0 && batch.baseSequence < 0) {
-    throw new KafkaError('INVALID_RECORD', `Invalid sequence number ${batch.baseSequence} in a batch with producer id ${batch.producerId}`);
-  }
-  // Compaction keeps the last record per key, so a compacted topic refuses keyless records (this is the one
-  // case where Kafka decodes records on append even for v2 input).
-  if (isCompactPolicy(config) && !batch.isControlBatch && batch.records().some((r) => r.key === null)) {
-    throw new KafkaError('INVALID_RECORD', 'Compacted topic cannot accept message without key.');
-  }
-  if (config.messageTimestampType === 'CreateTime' && config.messageTimestampDifferenceMaxMs < Number.MAX_SAFE_INTEGER) {
-    for (const ts of [batch.firstTimestamp, batch.maxTimestamp]) {
-      if (ts >= 0 && Math.abs(ts - now) > config.messageTimestampDifferenceMaxMs) {
-        throw new KafkaError('INVALID_TIMESTAMP', `Timestamp ${ts} of a message is out of range. The timestamp should be within [${now - config.messageTimestampDifferenceMaxMs}, ${now + config.messageTimestampDifferenceMaxMs}]`);
-      }
-    }
+    throw new KafkaError('INVALID_RECORD', `Invalid sequence number ${batch.baseSequence} in record batch with producerId ${batch.producerId}`);
   }
 }
 
+/**
+ * The per-record checks (LogValidator.validateRecord), from one walk over the records. Kafka reports timestamp
+ * errors before key errors of the same batch (processRecordErrors), so the walk only counts null keys.
+ */
+function validateRecords(batch: RecordBatch, config: LogConfig, now: number, origin: AppendOrigin): void {
+  const requireKeys = isCompactPolicy(config) && !batch.isControlBatch;
+  const diff = config.messageTimestampDifferenceMaxMs;
+  const checkRange = config.messageTimestampType === 'CreateTime' && diff < Number.MAX_SAFE_INTEGER;
+  const flags = (origin === 'client' ? CHECK_OFFSET_DELTAS : 0) | (requireKeys ? COUNT_NULL_KEYS : 0) | (checkRange ? TRACK_MIN_TIMESTAMP : 0);
+  walkBatchRecords(batch, flags, inflateCap(config.maxMessageBytes));
+  if (checkRange) {
+    const ts = recordsWalk.minTimestamp < now - diff ? recordsWalk.minTimestamp : recordsWalk.maxTimestamp > now + diff ? recordsWalk.maxTimestamp : undefined;
+    if (ts !== undefined) {
+      throw new KafkaError('INVALID_TIMESTAMP', `Timestamp ${ts} of a message is out of range. The timestamp should be within [${now - diff}, ${now + diff}]`);
+    }
+  }
+  if (batch.timestampType === TimestampType.LOG_APPEND_TIME) {
+    throw new KafkaError('INVALID_TIMESTAMP', 'Invalid timestamp type in message: producer should not set timestamp type to LogAppendTime.');
+  }
+  if (recordsWalk.nullKeys > 0) throw new KafkaError('INVALID_RECORD', 'Compacted topic cannot accept message without key.');
+}
+
 /** Re-encodes a batch with another codec (compression.type set on the topic). */
-function recompress(batch: RecordBatch, codec: CompressionType): Buffer {
+function recompress(batch: RecordBatch, codec: CompressionType, maxInflatedBytes: number): Buffer {
   const builder = new RecordBatchBuilder({
     compression: codec,
     baseOffset: 0,
@@ -103,7 +128,7 @@ function recompress(batch: RecordBatch, codec: CompressionType): Buffer {
     initialCapacity: batch.sizeInBytes * 2,
   });
   const base = batch.baseOffset;
-  for (const r of batch.records()) builder.append({ offset: r.offset - base, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers });
+  for (const r of batch.records(maxInflatedBytes)) builder.append({ offset: r.offset - base, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers });
   return builder.build();
 }
 
@@ -114,52 +139,56 @@ function recompress(batch: RecordBatch, codec: CompressionType): Buffer {
 export function validateAndAssignOffsets(input: Buffer, p: LeaderValidationParams): ValidatedRecords | undefined {
   if (input.length === 0) return undefined;
   if (input.length <= MAGIC_OFFSET) throw corrupt(`Records of ${input.length} bytes are too short to hold a batch`);
-  const target = p.config.compressionType === 'producer' ? undefined : compressionTypeForConfig(p.config.compressionType);
+  const config = p.config;
+  const cap = inflateCap(config.maxMessageBytes);
+  const target = config.compressionType === 'producer' ? undefined : compressionTypeForConfig(config.compressionType);
   let records = input;
   const magic = input.readInt8(MAGIC_OFFSET);
   if (magic === 0 || magic === 1) {
-    const converted = convertLegacyToRecordBatch(input, target);
+    const converted = convertLegacyToRecordBatch(input, target, cap);
     if (converted === undefined) return undefined;
     records = converted;
   } else if (magic !== 2) {
     throw corrupt(`Invalid magic ${magic} in the records`);
   }
-  let batches = splitBatches(records);
-  for (const b of batches) validateBatch(b, p.config, p.now, p.origin);
-  if (target !== undefined && batches.some((b) => b.compressionId !== target)) {
-    records = Buffer.concat(batches.map((b) => (b.compressionId === target ? b.bytes() : recompress(b, target))));
-    batches = splitBatches(records);
-  }
-  if (records.length > p.config.segmentBytes) {
-    throw new KafkaError('RECORD_LIST_TOO_LARGE', `Message batch size is ${records.length} bytes in append to partition which exceeds the maximum configured segment size of ${p.config.segmentBytes}.`);
-  }
-  const logAppend = p.config.messageTimestampType === 'LogAppendTime';
-  let next = p.nextOffset;
-  let maxTimestamp = -1;
-  let offsetOfMaxTimestamp = -1;
-  let numMessages = 0;
-  for (const b of batches) {
-    b.baseOffset = next;
-    b.partitionLeaderEpoch = p.leaderEpoch;
-    if (logAppend) b.setLogAppendTime(p.now);
-    const last = next + b.lastOffsetDelta;
-    const ts = b.maxTimestamp;
-    if (ts > maxTimestamp || offsetOfMaxTimestamp < 0) {
-      maxTimestamp = ts;
-      offsetOfMaxTimestamp = last;
+  const batches = splitBatches(records);
+  for (const b of batches) analyzeBatch(b, config, p.origin);
+  // LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches: one v2 batch per partition and request.
+  if (batches.length !== 1) throw new KafkaError('INVALID_RECORD', 'Compressed outer record has more than one batch');
+  let batch = batches[0] as RecordBatch;
+  validateBatchHeader(batch, p.origin);
+  validateRecords(batch, config, p.now, p.origin);
+  let maxTimestamp = recordsWalk.maxTimestamp;
+  if (target !== undefined && batch.compressionId !== target) {
+    records = recompress(batch, target, cap);
+    batch = new RecordBatch(records);
+    if (batch.sizeInBytes > config.maxMessageBytes) {
+      throw new KafkaError('MESSAGE_TOO_LARGE', `Message batch size is ${batch.sizeInBytes} bytes in append to partition which exceeds the maximum configured size of ${config.maxMessageBytes}.`);
     }
-    numMessages += b.recordsCount;
-    next = last + 1;
+  }
+  if (records.length > config.segmentBytes) {
+    throw new KafkaError('RECORD_LIST_TOO_LARGE', `Message batch size is ${records.length} bytes in append to partition which exceeds the maximum configured segment size of ${config.segmentBytes}.`);
+  }
+  const logAppend = config.messageTimestampType === 'LogAppendTime';
+  const first = p.nextOffset;
+  const last = first + batch.lastOffsetDelta;
+  batch.baseOffset = first;
+  batch.partitionLeaderEpoch = p.leaderEpoch;
+  if (logAppend) {
+    batch.setLogAppendTime(p.now);
+    maxTimestamp = p.now;
+  } else if (batch.maxTimestamp !== maxTimestamp) {
+    batch.setMaxTimestamp(maxTimestamp);
   }
   return {
     records,
-    firstOffset: p.nextOffset,
-    lastOffset: next - 1,
+    firstOffset: first,
+    lastOffset: last,
     maxTimestamp,
-    offsetOfMaxTimestamp,
+    offsetOfMaxTimestamp: last,
     logAppendTime: logAppend ? p.now : -1,
-    numMessages,
-    shallowCount: batches.length,
+    numMessages: batch.recordsCount,
+    shallowCount: 1,
   };
 }
 

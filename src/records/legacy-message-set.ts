@@ -1,6 +1,6 @@
 import { KafkaError } from '../common/kafka-error';
 import { CompressionType, isCompressionTypeId } from './compression-type';
-import { decompress } from './compression';
+import { decompress, inflateLimitError, MAX_INFLATE_CAP } from './compression';
 import { crc32 } from './crc32';
 import { readInt64, writeInt64 } from '../common/int64';
 import { LOG_OVERHEAD } from './record-batch';
@@ -54,12 +54,8 @@ function readNullableBytes(buf: Buffer, pos: number, end: number): { value: Buff
   return { value: buf.subarray(pos + 4, pos + 4 + len), next: pos + 4 + len };
 }
 
-/**
- * Parses the entries of a legacy set (no decompression). Every entry must be complete, of magic 0 or 1, with a
- * matching CRC-32 and consistent lengths; anything else is CORRUPT_MESSAGE.
- */
-export function readLegacyMessages(buf: Buffer): LegacyMessage[] {
-  const out: LegacyMessage[] = [];
+/** Calls `visit` for each entry of a legacy set in order, checked as `readLegacyMessages` documents. */
+function forEachLegacyMessage(buf: Buffer, visit: (m: LegacyMessage) => void): void {
   let pos = 0;
   while (pos < buf.length) {
     if (pos + LOG_OVERHEAD > buf.length) throw corrupt(`Incomplete message set entry at byte ${pos}`);
@@ -86,42 +82,80 @@ export function readLegacyMessages(buf: Buffer): LegacyMessage[] {
     const key = readNullableBytes(buf, p, end);
     const value = readNullableBytes(buf, key.next, end);
     if (value.next !== end) throw corrupt(`Message at byte ${pos} has size ${size} but its fields take ${value.next - start}`);
-    out.push({ offset, magic, attributes, timestamp, key: key.value, value: value.value });
+    visit({ offset, magic, attributes, timestamp, key: key.value, value: value.value });
     pos = end;
   }
-  return out;
 }
 
 /**
- * The logical messages of a legacy set, wrappers decompressed. Like Kafka, the inner messages' offsets and magic
- * are not trusted (kafka-node puts magic-0 messages inside magic-1 wrappers); offsets are assigned afresh later.
- * Returns the codec of the first wrapper (or none) so the caller can keep the producer's compression.
+ * Parses the entries of a legacy set (no decompression). Every entry must be complete, of magic 0 or 1, with a
+ * matching CRC-32 and consistent lengths; anything else is CORRUPT_MESSAGE.
  */
-export function readLegacyRecords(buf: Buffer): { records: LegacyRecord[]; compression: CompressionType } {
-  const records: LegacyRecord[] = [];
+export function readLegacyMessages(buf: Buffer): LegacyMessage[] {
+  const out: LegacyMessage[] = [];
+  forEachLegacyMessage(buf, (m) => out.push(m));
+  return out;
+}
+
+/** What `visitLegacyRecords` saw besides the records. */
+export interface LegacySetInfo {
+  /** The codec of the first compressed wrapper, or none. */
+  readonly compression: CompressionType;
+  /** Outer entries (messages or wrappers). */
+  readonly entries: number;
+  /** Whether an outer message carries the LogAppendTime attribute (a producer must not set it). */
+  readonly logAppendTime: boolean;
+}
+
+/**
+ * Calls `visit` for every logical message of a legacy set (with the codec of the wrapper it came from), wrappers
+ * decompressed, without collecting them (a set of millions of tiny messages never becomes millions of live
+ * objects). All wrappers together inflate into
+ * at most `maxInflatedBytes` (CORRUPT_MESSAGE beyond it); a wrapper inside a wrapper is INVALID_RECORD, as in
+ * Kafka's LogValidator ("Compressed outer record should not have an inner record with a compression attribute
+ * set"). Like Kafka, the inner messages' offsets and magic are not trusted (kafka-node puts magic-0 messages
+ * inside magic-1 wrappers); offsets are assigned afresh later.
+ */
+export function visitLegacyRecords(buf: Buffer, visit: (r: LegacyRecord, wrapperCodec: CompressionType) => void, maxInflatedBytes = MAX_INFLATE_CAP): LegacySetInfo {
   let compression = CompressionType.NONE;
-  for (const m of readLegacyMessages(buf)) {
+  let entries = 0;
+  let inflated = 0;
+  let logAppendTime = false;
+  forEachLegacyMessage(buf, (m) => {
+    entries++;
     const codec = m.attributes & 0x07;
     const logAppend = m.magic === 1 && (m.attributes & 0x08) !== 0;
+    if (logAppend) logAppendTime = true;
+    const type = m.magic === 0 ? TimestampType.NO_TIMESTAMP_TYPE : logAppend ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
     if (codec === CompressionType.NONE) {
-      records.push({
-        timestamp: m.timestamp,
-        timestampType: m.magic === 0 ? TimestampType.NO_TIMESTAMP_TYPE : logAppend ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME,
-        key: m.key,
-        value: m.value,
-      });
-      continue;
+      visit({ timestamp: m.timestamp, timestampType: type, key: m.key, value: m.value }, CompressionType.NONE);
+      return;
     }
     if (!isCompressionTypeId(codec) || codec === CompressionType.ZSTD) throw corrupt(`Invalid compression codec ${codec} in a legacy message`);
     if (m.value === null) throw corrupt('Compressed legacy message has a null value');
     if (compression === CompressionType.NONE) compression = codec;
-    for (const inner of readLegacyMessages(decompress(codec, m.value))) {
-      if ((inner.attributes & 0x07) !== CompressionType.NONE) throw corrupt('Nested compression in a legacy message set');
-      const ts = logAppend ? m.timestamp : inner.magic === 1 ? inner.timestamp : NO_TIMESTAMP;
-      const type = m.magic === 0 ? TimestampType.NO_TIMESTAMP_TYPE : logAppend ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
-      records.push({ timestamp: ts, timestampType: type, key: inner.key, value: inner.value });
-    }
-  }
+    const inner = decompress(codec, m.value, maxInflatedBytes - inflated);
+    inflated += inner.length;
+    if (inflated > maxInflatedBytes) throw inflateLimitError(codec, maxInflatedBytes);
+    forEachLegacyMessage(inner, (im) => {
+      if ((im.attributes & 0x07) !== CompressionType.NONE) {
+        throw new KafkaError('INVALID_RECORD', 'Compressed outer record should not have an inner record with a compression attribute set');
+      }
+      const ts = logAppend ? m.timestamp : im.magic === 1 ? im.timestamp : NO_TIMESTAMP;
+      visit({ timestamp: ts, timestampType: type, key: im.key, value: im.value }, codec);
+    });
+  });
+  return { compression, entries, logAppendTime };
+}
+
+/**
+ * The logical messages of a legacy set, wrappers decompressed (into at most `maxInflatedBytes` in all), as
+ * `visitLegacyRecords` reads them. Returns the codec of the first wrapper (or none) so the caller can keep the
+ * producer's compression.
+ */
+export function readLegacyRecords(buf: Buffer, maxInflatedBytes = MAX_INFLATE_CAP): { records: LegacyRecord[]; compression: CompressionType } {
+  const records: LegacyRecord[] = [];
+  const { compression } = visitLegacyRecords(buf, (r) => records.push(r), maxInflatedBytes);
   return { records, compression };
 }
 

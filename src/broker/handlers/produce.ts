@@ -2,7 +2,9 @@ import { ErrorCode } from '../../common/error-codes';
 import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
 import { TopicPartition, tpString } from '../../common/topic-partition';
+import { isInternalTopic } from '../../common/topic';
 import type { LogAppendInfo } from '../../log';
+import { CompressionType, CURRENT_MAGIC, LOG_OVERHEAD, MAGIC_OFFSET, MESSAGE_OVERHEAD_V0, RECORD_BATCH_OVERHEAD, RecordBatch } from '../../records';
 import { ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../../protocol/apis/produce';
 import { ApiHandler, CLOSE_CONNECTION, NO_RESPONSE } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
@@ -23,6 +25,9 @@ interface Pending {
  */
 export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceRequest, ProduceResponse> {
   return async (request, context) => {
+    const version = context.header.apiVersion;
+    // Kafka's KafkaApis: only the AdminClient's reserved client id may write to internal topics.
+    const internalTopicsAllowed = context.header.clientId === ADMIN_CLIENT_ID;
     const acks = request.acks;
     const pending: Pending[] = [];
     const byTopic = new Map<string, ProducePartitionResponse[]>();
@@ -42,10 +47,16 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
           continue;
         }
         try {
-          if (pd.records === null || pd.records.length === 0) throw new KafkaError('CORRUPT_MESSAGE', 'Produce request has no records');
+          // Kafka's order: an unknown partition first, then the records' format (ProduceRequest.validateRecords),
+          // then internal topics (ReplicaManager.appendToLocalLog), then leadership.
+          if (ctx.metadataCache.partitionState(tp) === undefined) ctx.replicaManager.leaderPartition(tp);
+          let records = pd.records ?? Buffer.alloc(0);
+          if (version >= 3) records = validateProduceRecords(version, records);
+          if (isInternalTopic(tp.topic) && !internalTopicsAllowed) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Cannot append to internal topic ${tp.topic}`);
+          if (records.length === 0) throw new KafkaError('CORRUPT_MESSAGE', 'Produce request has no records');
           const partition = ctx.replicaManager.leaderPartition(tp);
           // Waiting fetches are woken per partition as soon as its high watermark may have moved.
-          const append = partition.appendRecordsToLeader(pd.records, acks).then((info) => {
+          const append = partition.appendRecordsToLeader(records, acks).then((info) => {
             ctx.replicaManager.watchers.notify(tp);
             return info;
           });
@@ -83,6 +94,43 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     if (acks === -1) await awaitReplication(ctx, pending, request.timeoutMs);
     return { responses, throttleTimeMs };
   };
+}
+
+/** The client id Kafka's AdminClient reserves (AdminUtils.AdminClientId): its produce may write internal topics. */
+const ADMIN_CLIENT_ID = '__admin_client';
+
+/**
+ * Kafka's ProduceRequest.validateRecords (run per partition by KafkaApis from Produce v3 on): exactly one
+ * complete batch, of magic 2 (legacy message sets only travel in v0-v2), and no zstd before v7. Errors are the
+ * partition's: INVALID_RECORD, UNSUPPORTED_COMPRESSION_TYPE, or CORRUPT_MESSAGE for a size or magic field no
+ * batch can have (Kafka's batch iterator throws CorruptRecordException there). Like Kafka's log, which appends
+ * only the complete batches it iterated, an incomplete tail after the batch is dropped.
+ */
+function validateProduceRecords(version: number, records: Buffer): Buffer {
+  const first = completeBatchSize(records, 0);
+  if (first === undefined) throw new KafkaError('INVALID_RECORD', `Produce requests with version ${version} must have at least one record batch`);
+  if (records.readInt8(MAGIC_OFFSET) !== CURRENT_MAGIC) {
+    throw new KafkaError('INVALID_RECORD', `Produce requests with version ${version} are only allowed to contain record batches with magic version 2`);
+  }
+  if (version < 7 && first >= RECORD_BATCH_OVERHEAD && new RecordBatch(records).compressionId === CompressionType.ZSTD) {
+    throw new KafkaError('UNSUPPORTED_COMPRESSION_TYPE', `Produce requests with version ${version} are not allowed to use ZStandard compression`);
+  }
+  if (completeBatchSize(records, first) !== undefined) {
+    throw new KafkaError('INVALID_RECORD', `Produce requests with version ${version} are only allowed to contain exactly one record batch`);
+  }
+  return first === records.length ? records : records.subarray(0, first);
+}
+
+/** ByteBufferLogInputStream.nextBatch: the size of the complete batch at `pos`, or undefined if there is none. */
+function completeBatchSize(records: Buffer, pos: number): number | undefined {
+  const remaining = records.length - pos;
+  if (remaining < LOG_OVERHEAD) return undefined;
+  const size = records.readInt32BE(pos + 8);
+  if (size < MESSAGE_OVERHEAD_V0) throw new KafkaError('CORRUPT_MESSAGE', `Record size ${size} is less than the minimum record overhead (${MESSAGE_OVERHEAD_V0})`);
+  if (remaining < MAGIC_OFFSET + 1) return undefined;
+  const magic = records.readInt8(pos + MAGIC_OFFSET);
+  if (magic < 0 || magic > CURRENT_MAGIC) throw new KafkaError('CORRUPT_MESSAGE', `Invalid magic found in record: ${magic}`);
+  return remaining < LOG_OVERHEAD + size ? undefined : LOG_OVERHEAD + size;
 }
 
 function appendFailed(tp: TopicPartition, response: ProducePartitionResponse, err: unknown): void {

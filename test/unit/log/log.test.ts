@@ -138,8 +138,9 @@ describe('Log', () => {
     await expectKafkaError(log.appendAsLeader(control), 'INVALID_RECORD');
 
     await expectKafkaError(log.appendAsLeader(makeBatch({ valueSize: 3000 })), 'MESSAGE_TOO_LARGE');
+    // Kafka's LogValidator takes one v2 batch per partition ("Compressed outer record has more than one batch")
     const many = Buffer.concat([makeBatch({ valueSize: 1500 }), makeBatch({ valueSize: 1500 }), makeBatch({ valueSize: 1500 }), makeBatch({ valueSize: 1500 })]);
-    await expectKafkaError(log.appendAsLeader(many), 'RECORD_LIST_TOO_LARGE');
+    await expectKafkaError(log.appendAsLeader(many), 'INVALID_RECORD');
 
     // one bad batch after a good one: nothing is written, not even the good one
     const mixed = Buffer.concat([makeBatch(), badCrc]);
@@ -147,6 +148,12 @@ describe('Log', () => {
 
     expect(fs.statSync(path.join(f.logDir, '00000000000000000000.log')).size).toBe(before);
     expect(log.logEndOffset).toBe(1);
+  });
+
+  it('refuses a batch larger than segment.bytes with RECORD_LIST_TOO_LARGE', async () => {
+    const log = f.open({ 'max.message.bytes': '20000', 'segment.bytes': '5000' });
+    await expectKafkaError(log.appendAsLeader(makeBatch({ count: 4, valueSize: 1500 })), 'RECORD_LIST_TOO_LARGE');
+    expect(log.logEndOffset).toBe(0);
   });
 
   it('stamps LogAppendTime and the leader epoch', async () => {
