@@ -4,8 +4,9 @@ import type { Clock } from '../../common/time';
 /** Descriptors kept free for the log (segments, indexes, checkpoints) and ZooKeeper when connections pile up. */
 export const DESCRIPTOR_RESERVE = 64;
 
-/** How often the count is refreshed at the latest while connections arrive. */
+/** How often the count is refreshed at the latest while connections arrive: in time, and in accepts. */
 const MAX_CHECK_INTERVAL_MS = 100;
+const MAX_ACCEPTS_BETWEEN_CHECKS = 16;
 
 /** Open descriptors of this process and its soft RLIMIT_NOFILE, or undefined where /proc cannot tell. */
 export interface DescriptorUsage {
@@ -31,9 +32,10 @@ export function readDescriptorUsage(): DescriptorUsage | undefined {
  * rolls, would meet EMFILE next. Kafka's acceptor meets the IOException and carries on; here the acceptor stops
  * short of the limit instead, keeping DESCRIPTOR_RESERVE descriptors for everything else.
  *
- * Counting /proc/self/fd costs a directory read, so the count is refreshed when the accepts since the last count
- * could have used half of the headroom left, or MAX_CHECK_INTERVAL_MS has passed (the limit can change under a
- * running process: prlimit).
+ * Counting /proc/self/fd costs a directory read (tens of microseconds), so the count is refreshed when the accepts
+ * since the last count could have used half of the headroom left, and at the latest every
+ * MAX_ACCEPTS_BETWEEN_CHECKS accepts or MAX_CHECK_INTERVAL_MS (the limit can change under a running process:
+ * prlimit).
  */
 export class DescriptorHeadroom {
   private lastFree = 0;
@@ -50,7 +52,8 @@ export class DescriptorHeadroom {
   exhausted(): DescriptorUsage | undefined {
     this.acceptsSinceCheck++;
     const now = this.clock.nowMs();
-    if (this.acceptsSinceCheck < (this.lastFree - this.reserve) / 2 && now - this.lastCheckMs < MAX_CHECK_INTERVAL_MS) return undefined;
+    const due = Math.min(MAX_ACCEPTS_BETWEEN_CHECKS, (this.lastFree - this.reserve) / 2);
+    if (this.acceptsSinceCheck < due && now - this.lastCheckMs < MAX_CHECK_INTERVAL_MS) return undefined;
     return this.check(now);
   }
 

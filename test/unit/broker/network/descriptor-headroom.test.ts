@@ -26,14 +26,25 @@ describe('DescriptorHeadroom', () => {
     expect(headroom.recovered()).toBe(true);
   });
 
-  it('reads /proc rarely while the headroom is large, and at least every 100 ms', () => {
+  it('reads /proc once per 16 accepts while the headroom is large, and at least every 100 ms', () => {
     const { headroom, clock, usage, reads } = withUsage({ open: 100, limit: 100_100 });
-    for (let i = 0; i < 10_000; i++) headroom.exhausted();
-    expect(reads()).toBe(1);
-    // A lowered limit (prlimit on a running broker) is seen within the interval.
+    for (let i = 0; i < 1600; i++) headroom.exhausted();
+    expect(reads()).toBe(100);
+    // A lowered limit (prlimit on a running broker) is seen within the interval...
     usage.limit = 150;
     clock.advance(100);
     expect(headroom.exhausted()).toEqual({ open: 100, limit: 150 });
+    // ...or within 16 accepts, whichever comes first.
+    usage.limit = 100_100;
+    expect(headroom.recovered()).toBe(true);
+    usage.limit = 150;
+    let refused;
+    let accepts = 0;
+    while (refused === undefined && accepts < 100) {
+      refused = headroom.exhausted();
+      accepts++;
+    }
+    expect(accepts).toBe(16);
   });
 
   it('never refuses where the usage cannot be read', () => {
