@@ -35,3 +35,20 @@ export function writeInt64(buf: Buffer, offset: number, value: number): void {
   if (big < INT64_MIN) big = INT64_MIN;
   buf.writeBigInt64BE(big, offset);
 }
+
+/** A long as Java prints it: the value clamped to [-2^63, 2^63-1] (an offset written as text, e.g. in ZooKeeper). */
+export function formatInt64(value: number): string {
+  if (Number.isSafeInteger(value)) return String(value);
+  if (Number.isNaN(value)) return '0';
+  let big = Number.isFinite(value) ? BigInt(Math.trunc(value)) : value > 0 ? INT64_MAX : INT64_MIN;
+  if (big > INT64_MAX) big = INT64_MAX;
+  if (big < INT64_MIN) big = INT64_MIN;
+  return big.toString();
+}
+
+/** Java's Long.parseLong: a decimal within [-2^63, 2^63-1], rounded to the nearest double; undefined otherwise. */
+export function parseInt64(text: string): number | undefined {
+  if (!/^-?\d{1,19}$/.test(text)) return undefined;
+  const big = BigInt(text);
+  return big > INT64_MAX || big < INT64_MIN ? undefined : Number(big);
+}

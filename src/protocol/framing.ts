@@ -5,8 +5,14 @@ export const DEFAULT_MAX_REQUEST_BYTES = 104857600;
 
 const EMPTY = Buffer.alloc(0);
 
-/** More pending chunks than this are merged into one, so that a trickle of tiny reads costs bytes, not objects. */
-const MAX_PENDING_CHUNKS = 64;
+/**
+ * Chunks shorter than this are copied into a tail buffer instead of being kept, so that a trickle of tiny reads
+ * costs bytes, not one Buffer object each. The tail starts small and doubles up to TAIL_MAX_BYTES, so an idle
+ * connection holding a few bytes holds a few hundred, and each byte is copied once.
+ */
+const SMALL_CHUNK_BYTES = 4096;
+const TAIL_MIN_BYTES = 256;
+const TAIL_MAX_BYTES = 16384;
 
 /**
  * Incremental splitter of a TCP byte stream into size-prefixed frames (INT32 size, then `size` bytes), Kafka's
@@ -17,8 +23,11 @@ const MAX_PENDING_CHUNKS = 64;
  * is returned as a slice of it; only frames spanning chunks are copied into one exact-size buffer.
  */
 export class FrameDecoder {
-  private chunks: Buffer[] = [];
+  private readonly chunks: Buffer[] = [];
   private buffered = 0;
+  /** Small chunks copied together; its first `tailUsed` bytes follow `chunks`. */
+  private tail: Buffer | undefined;
+  private tailUsed = 0;
   /** Declared size of the frame in progress (its prefix consumed), or -1 while the prefix is incomplete. */
   private size = -1;
   private admitted = false;
@@ -36,13 +45,11 @@ export class FrameDecoder {
    * size prefix (the stream is unusable after that).
    */
   push(chunk: Buffer, onFrame: (frame: Buffer) => void, admit?: (size: number) => boolean): boolean {
-    if (chunk.length > 0) {
-      this.chunks.push(chunk);
-      this.buffered += chunk.length;
-    }
+    if (chunk.length > 0) this.append(chunk);
     for (;;) {
       if (this.size < 0) {
         if (this.buffered < 4) return true;
+        this.commitTail();
         this.size = this.validate(this.take(4).readInt32BE(0));
         this.admitted = false;
       }
@@ -50,14 +57,39 @@ export class FrameDecoder {
         if (admit !== undefined && !admit(this.size)) return false;
         this.admitted = true;
       }
-      if (this.buffered < this.size) {
-        if (this.chunks.length > MAX_PENDING_CHUNKS) this.chunks = [Buffer.concat(this.chunks)];
-        return true;
-      }
+      if (this.buffered < this.size) return true;
+      this.commitTail();
       const frame = this.size === 0 ? EMPTY : this.take(this.size);
       this.size = -1;
       onFrame(frame);
     }
+  }
+
+  private append(chunk: Buffer): void {
+    // Nothing pending: the chunk is used in place (the common case, whole requests in one read).
+    const alone = this.buffered === 0;
+    this.buffered += chunk.length;
+    if (alone || chunk.length >= SMALL_CHUNK_BYTES) {
+      this.commitTail();
+      this.chunks.push(chunk);
+      return;
+    }
+    if (this.tail !== undefined && this.tail.length - this.tailUsed < chunk.length) {
+      const grown = Math.min(TAIL_MAX_BYTES, this.tail.length * 2);
+      this.commitTail();
+      this.tail = Buffer.allocUnsafe(Math.max(grown, chunk.length));
+    }
+    this.tail ??= Buffer.allocUnsafe(Math.max(TAIL_MIN_BYTES, chunk.length));
+    chunk.copy(this.tail, this.tailUsed);
+    this.tailUsed += chunk.length;
+  }
+
+  /** Moves the tail's bytes to the end of `chunks` (before reading, or before a large chunk). */
+  private commitTail(): void {
+    if (this.tail === undefined) return;
+    if (this.tailUsed > 0) this.chunks.push(this.tail.subarray(0, this.tailUsed));
+    this.tail = undefined;
+    this.tailUsed = 0;
   }
 
   private validate(size: number): number {

@@ -1,3 +1,4 @@
+import { formatInt64 } from '../../common/int64';
 import { decodeDecimal, decodeJsonObject, encodeJson, intField, Json, stringField, timestampField, ZnodeFormatError } from './znode-json';
 
 export type SubscriptionPattern = 'static' | 'white_list' | 'black_list';
@@ -35,7 +36,7 @@ export const ConsumerRegistrationZNode = {
 /** `/consumers/<group>/offsets/<topic>/<partition>`: the next offset to consume, decimal text. */
 export const ConsumerOffsetZNode = {
   encode(offset: number): Buffer {
-    return Buffer.from(String(offset), 'utf8');
+    return Buffer.from(formatInt64(offset), 'utf8');
   },
   decode(path: string, data: Buffer | null): number {
     return decodeDecimal(path, data);

@@ -1,3 +1,4 @@
+import { parseInt64 } from '../../common/int64';
 /** A znode whose payload is not what Kafka writes there. Carries the path so the log says which node. */
 export class ZnodeFormatError extends Error {
   constructor(path: string, reason: string) {
@@ -57,10 +58,12 @@ export function timestampField(path: string, obj: Json, key: string): number {
   return n;
 }
 
+/** A decimal long as Kafka writes one with toString (an offset), rounded to a double beyond 2^53. */
 export function decodeDecimal(path: string, data: Buffer | null): number {
   const text = data?.toString('utf8').trim() ?? '';
-  if (!/^-?\d{1,19}$/.test(text) || !Number.isSafeInteger(Number(text))) throw new ZnodeFormatError(path, `not a decimal number: ${JSON.stringify(text.slice(0, 50))}`);
-  return Number(text);
+  const n = parseInt64(text);
+  if (n === undefined) throw new ZnodeFormatError(path, `not a decimal number: ${JSON.stringify(text.slice(0, 50))}`);
+  return n;
 }
 
 /** A decimal that must fit a Java int (Kafka's `toInt`), e.g. /controller_epoch. */

@@ -41,4 +41,28 @@ describe('FrameDecoder', () => {
     new FrameDecoder(100).push(stream, (f) => (got = f));
     expect(got?.buffer).toBe(stream.buffer);
   });
+
+  it('a frame trickling in one byte at a time is held in a few buffers, each byte copied once', () => {
+    const payload = Buffer.alloc(200_000, 7);
+    const stream = framed([payload]);
+    const d = new FrameDecoder(1 << 20);
+    let got: Buffer | undefined;
+    let mostChunks = 0;
+    for (let i = 0; i < stream.length; i++) {
+      d.push(stream.subarray(i, i + 1), (f) => (got = f));
+      mostChunks = Math.max(mostChunks, (Reflect.get(d, 'chunks') as Buffer[]).length);
+    }
+    expect(got).toEqual(payload);
+    // Tails of 256, 512, ... 16384 bytes: about 200,000 / 16,384 + 7 buffers, not 200,000.
+    expect(mostChunks).toBeLessThan(25);
+  });
+
+  it('large chunks are kept as they are, not copied into the tail', () => {
+    const payload = Buffer.alloc(3 * 8192, 1);
+    const stream = framed([payload]);
+    const d = new FrameDecoder(1 << 20);
+    let got: Buffer | undefined;
+    for (let i = 0; i < stream.length; i += 8192) d.push(stream.subarray(i, i + 8192), (f) => (got = f));
+    expect(got).toEqual(payload);
+  });
 });

@@ -107,6 +107,13 @@ describe('znode codecs against the JSON Kafka 2.x writes', () => {
     expect(ConsumerRegistrationZNode.encode(r).toString()).toBe(golden);
     expect(ConsumerOffsetZNode.encode(1413950858).toString()).toBe('1413950858');
     expect(ConsumerOffsetZNode.decode('p', b('42'))).toBe(42);
+    // Any Java long: a client may commit Long.MAX_VALUE or -1; it reads back (rounded beyond 2^53) and is written
+    // as Java prints it, never as a number Long.parseLong refuses.
+    expect(ConsumerOffsetZNode.encode(9223372036854775807).toString()).toBe('9223372036854775807');
+    expect(ConsumerOffsetZNode.encode(-9223372036854775808).toString()).toBe('-9223372036854775808');
+    expect(ConsumerOffsetZNode.decode('p', b('9223372036854775807'))).toBe(9223372036854775807);
+    expect(ConsumerOffsetZNode.decode('p', b('-1'))).toBe(-1);
+    expect(() => ConsumerOffsetZNode.decode('p', b('9223372036854775808'))).toThrow('not a decimal number');
   });
 
   it('refuses data that is not what Kafka writes, naming the node', () => {
