@@ -14,7 +14,8 @@ import { TestCluster } from '../../helpers/test-cluster';
  * Client byte-rate quotas as Kafka 2.8 applies them: producer_byte_rate / consumer_byte_rate in
  * /config/clients/<client-id> (or <default>), picked up through the config change notifications; a client over
  * its quota gets throttle_time_ms and its connection muted for that time (KIP-219); other clients are unaffected.
- * Quota windows are shortened (3 windows of 1 s) so that a burst beyond the quota shows within seconds.
+ * Quota windows are shortened (3 windows of 1 s) so that a burst beyond the quota shows within seconds. Three
+ * brokers; the topic lives on broker 0, whose quotas (per broker, as in Kafka) are the ones measured.
  */
 describe('client quotas', () => {
   let cluster: TestCluster;
@@ -22,9 +23,9 @@ describe('client quotas', () => {
   const QUOTA = 100_000; // bytes per second
 
   beforeAll(async () => {
-    cluster = await TestCluster.start({ brokers: 1, props: { 'quota.window.num': '3', 'quota.window.size.seconds': '1' } });
+    cluster = await TestCluster.start({ brokers: 3, props: { 'quota.window.num': '3', 'quota.window.size.seconds': '1' } });
     zk = await ZkClient.connect({ connectString: cluster.zkConnect, sessionTimeoutMs: 10000, connectionTimeoutMs: 10000 });
-    const created = await runTool('kafka-topics', ['--create', '--zookeeper', cluster.zkConnect, '--topic', 'q', '--partitions', '1', '--replication-factor', '1']);
+    const created = await runTool('kafka-topics', ['--create', '--zookeeper', cluster.zkConnect, '--topic', 'q', '--replica-assignment', '0']);
     expect(created.code).toBe(0);
     await cluster.waitForLeaders('q', 1);
     const admin = new AdminZk(zk);

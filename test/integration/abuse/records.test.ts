@@ -51,18 +51,22 @@ describe('records a client must not be able to store (issue 12 item 4)', () => {
   let peak = 0;
   let sampler: NodeJS.Timeout | undefined;
 
-  const kafka = (): Kafka => new Kafka({ clientId: 'records-abuse', brokers: [cluster.bootstrap], logLevel: process.env['KJS_DEBUG'] ? logLevel.DEBUG : logLevel.NOTHING, retry: { retries: 12, initialRetryTime: 200 } });
+  const kafka = (): Kafka => new Kafka({ clientId: 'records-abuse', brokers: cluster.bootstrap.split(','), logLevel: process.env['KJS_DEBUG'] ? logLevel.DEBUG : logLevel.NOTHING, retry: { retries: 12, initialRetryTime: 200 } });
+
+  const LED_BY_0 = [{ partition: 0, replicas: [0, 1, 2] }];
 
   beforeAll(async () => {
-    cluster = await TestCluster.start({ brokers: 1 });
+    // Three brokers, every topic led by broker 0 with followers on 1 and 2, so what the leader accepts is also what
+    // its followers replicate.
+    cluster = await TestCluster.start({ brokers: 3, props: { 'offsets.topic.num.partitions': '3' } });
     const admin = kafka().admin();
     await admin.connect();
     await admin.createTopics({
       topics: [
-        { topic: TOPIC, numPartitions: 1 },
-        { topic: 'zstd-stored', numPartitions: 1 },
-        { topic: 'no-downconversion', numPartitions: 1, configEntries: [{ name: 'message.downconversion.enable', value: 'false' }] },
-        { topic: 'librdkafka-codecs', numPartitions: 1 },
+        { topic: TOPIC, replicaAssignment: LED_BY_0 },
+        { topic: 'zstd-stored', replicaAssignment: LED_BY_0 },
+        { topic: 'no-downconversion', replicaAssignment: LED_BY_0, configEntries: [{ name: 'message.downconversion.enable', value: 'false' }] },
+        { topic: 'librdkafka-codecs', replicaAssignment: LED_BY_0 },
       ],
     });
     await admin.disconnect();
@@ -87,8 +91,10 @@ describe('records a client must not be able to store (issue 12 item 4)', () => {
     await cluster?.close();
   });
 
+  // acks=-1: the answer comes once the followers have the batch too, so the high watermark (what ListOffsets
+  // answers) has moved by then.
   async function produce(version: number, records: Buffer, topic = TOPIC, c = conn): Promise<ProduceResponse> {
-    const response = await c.send(ProduceApi, { transactionalId: null, acks: 1, timeoutMs: 10000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] }, { version });
+    const response = await c.send(ProduceApi, { transactionalId: null, acks: -1, timeoutMs: 10000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] }, { version });
     return response as ProduceResponse;
   }
 
@@ -264,7 +270,7 @@ describe('records a client must not be able to store (issue 12 item 4)', () => {
     expect(seen).toEqual(Array.from({ length: 100 }, (_, i) => `after-abuse-${i}`));
 
     // the group made __consumer_offsets exist: a client may not append to it
-    await cluster.waitForLeaders('__consumer_offsets', 1);
+    await cluster.waitForLeaders('__consumer_offsets', 3);
     const record = new RecordBatchBuilder().append({ timestamp: Date.now(), key: Buffer.from('k'), value: Buffer.from('v') }).build();
     const before = await logEndOffset('__consumer_offsets');
     expect(partitionError(await produce(7, record, '__consumer_offsets'))).toBe(ErrorCode.INVALID_TOPIC_EXCEPTION.code);
