@@ -55,18 +55,19 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
           if (isInternalTopic(tp.topic) && !internalTopicsAllowed) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Cannot append to internal topic ${tp.topic}`);
           if (records.length === 0) throw new KafkaError('CORRUPT_MESSAGE', 'Produce request has no records');
           const partition = ctx.replicaManager.leaderPartition(tp);
-          // Waiting fetches are woken per partition as soon as its high watermark may have moved.
-          const append = partition.appendRecordsToLeader(records, acks).then((info) => {
-            ctx.replicaManager.watchers.notify(tp);
-            return info;
-          });
-          appends.push({ tp, response, append });
+          appends.push({ tp, response, append: partition.appendRecordsToLeader(records, acks) });
         } catch (err) {
           appendFailed(tp, response, err);
         }
       }
     }
     const results = await Promise.allSettled(appends.map((a) => a.append));
+    // Parked fetches are woken once every partition of the request is appended, not one partition at a time
+    // (Kafka 2.8 completes delayed fetches from its ActionQueue after the whole append): a follower fetching
+    // several partitions of this request then gets them in one response rather than in one fetch round each.
+    results.forEach((result, i) => {
+      if (result.status === 'fulfilled') ctx.replicaManager.watchers.notify((appends[i] as (typeof appends)[number]).tp);
+    });
     results.forEach((result, i) => {
       const { tp, response } = appends[i] as (typeof appends)[number];
       if (result.status === 'rejected') {
