@@ -264,8 +264,13 @@ describe('ZooKeeper clients across ZooKeeper server restarts (real 3-node ensemb
       const before = await registrations();
       expect([...before.values()].every((s) => s !== null)).toBe(true);
 
+      for (const id of [0, 1, 2]) await cluster.waitForBrokerInMetadata(id);
       await admin.connect();
-      await admin.createTopics({ topics: [{ topic: 'restart', numPartitions: 3, replicationFactor: 3 }], waitForLeaders: true });
+      // Until every broker has the controller from UpdateMetadata, kafkajs may find none ("Broker -1 not found").
+      await waitUntil(async () => {
+        await admin.createTopics({ topics: [{ topic: 'restart', numPartitions: 3, replicationFactor: 3 }], waitForLeaders: true });
+        return true;
+      }, { timeoutMs: 60000, intervalMs: 500, message: 'topic restart created' });
       await producer.connect();
       const send = async (from: number): Promise<void> => {
         await producer.send({ topic: 'restart', acks: -1, messages: Array.from({ length: 50 }, (_, i) => ({ key: `k${from + i}`, value: `v${from + i}` })) });
