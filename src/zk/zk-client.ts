@@ -34,6 +34,12 @@ export interface ZkClientOptions {
   name?: string;
   /** zookeeper.max.in.flight.requests (default 10): requests outstanding at once; the rest wait their turn. */
   maxInFlightRequests?: number;
+  /**
+   * The binding's response_counter_limit (default RESPONSE_COUNTER_LIMIT): polls in a row with nothing complete
+   * to process before it closes the handle. Tests lower it to the binding's own default (10) to have handles
+   * closed under them.
+   */
+  responseCounterLimit?: number;
 }
 
 type Callback = (...args: unknown[]) => void;
@@ -44,6 +50,8 @@ interface NativeZk extends EventEmitter {
   close(): void;
   readonly client_id: string;
   readonly client_password: string;
+  /** The negotiated session timeout (ms) once connected. */
+  readonly timeout: number;
   a_create(path: string, data: Buffer | string | null, flags: number, cb: Callback): number;
   a_exists(path: string, watch: boolean, cb: Callback): number;
   aw_exists(path: string, watchCb: Callback, cb: Callback): number;
@@ -65,31 +73,78 @@ const NativeZooKeeper = require('zookeeper') as NativeZkClass;
 
 const CREATE_FLAGS: Record<CreateMode, number> = { PERSISTENT: 0, EPHEMERAL: 1, PERSISTENT_SEQUENTIAL: 2, EPHEMERAL_SEQUENTIAL: 3 };
 const EVENT_TYPES: Record<number, WatchEventType> = { 1: 'created', 2: 'deleted', 3: 'changed', 4: 'child', [-1]: 'session', [-2]: 'session' };
-const EXPIRED_SESSION_STATE = -112;
+
+/**
+ * The binding closes a handle as if its session had expired (`realClose(ZOO_EXPIRED_SESSION_STATE)` in
+ * node-zk.cpp) once zookeeper_process has returned ZNOTHING this many times in a row; its default is 10. ZNOTHING
+ * is also what every partial read of a response gives, so the default ends any session that reads a large znode (a
+ * 1 MB read takes about 20 reads on loopback). The limit stays finite so that a handle polling in a loop for good
+ * still ends.
+ */
+const RESPONSE_COUNTER_LIMIT = 100_000;
+/** Kafka's ZooKeeperClient.RetryBackoffMs: the pause before the next handle when one failed to connect. */
+const RETRY_BACKOFF_MS = 1000;
 
 export class ZkTimeoutError extends Error {}
+
+/** A session as the binding identifies it (hex id and password), with its negotiated timeout. */
+interface SessionCredentials {
+  id: string;
+  password: string;
+  timeoutMs: number;
+}
+
+/** How a handle ended its first wait: connected, or closed by the binding first (with the close state). */
+type HandleOutcome = { connected: true } | { connected: false; code: unknown };
+
+/** A one-shot watch set through a handle: `lost` delivers the `session` event when the handle goes first. */
+interface TrackedWatch {
+  readonly callback: Callback;
+  /** The request did not set the watch after all (the C client keeps it only for some results). */
+  forget(): void;
+  lost(): void;
+}
 
 /**
  * A promise API over the ZooKeeper C client, modelled on Kafka's ZooKeeperClient: operations that fail with
  * connection loss wait for the reconnection and are retried; when the session expires a new session is built
  * and the owners are told (before and after) so they can re-create their ephemeral nodes and re-arm watches.
  * Watches are one-shot, as in ZooKeeper: callers re-read and re-watch in one call (see zk-watch.ts).
+ *
+ * A handle that the binding closes is not always a lost session: the binding closes handles on its own heuristics
+ * (see RESPONSE_COUNTER_LIMIT) with the state it also uses for a real expiry. While the session can still be alive
+ * on the servers (within its timeout of the last moment it was known alive here), the replacement handle resumes
+ * it with its id and password, as the C client does itself after a disconnect; only if that is no longer possible
+ * is a new session built. Either way the watches set through the closed handle get a `session` event, since the
+ * replacement handle does not know them.
  */
 export class ZkClient {
   private handle: NativeZk;
   private connected = false;
   private closed = false;
+  private readonly closing = new AbortController();
   private readonly waiters = new Set<() => void>();
   private readonly beforeReinit = new Set<() => Promise<void> | void>();
   private readonly afterReinit = new Set<() => Promise<void> | void>();
   private readonly log: Logger;
-  private reinitializing: Promise<void> | undefined;
+  /** Set while a closed handle is being replaced; requests wait for it. */
+  private recovering: Promise<void> | undefined;
   private readonly inFlight: Semaphore;
+  /** The session held (or last held) and when it was last known alive here (hiResClockMs). */
+  private session: SessionCredentials | undefined;
+  private sessionAliveAt = 0;
+  /** The binding closed a connected handle, which ends its session (see the close listener). */
+  private sessionClosedByLibrary = false;
+  private readonly outcomes = new WeakMap<NativeZk, Promise<HandleOutcome>>();
+  /** Handles the binding has closed, with the state it gave. */
+  private readonly closedHandles = new WeakMap<NativeZk, unknown>();
+  /** Watches set through each handle and not fired yet. */
+  private readonly watches = new Map<NativeZk, Set<TrackedWatch>>();
 
   private constructor(private readonly options: ZkClientOptions) {
     this.inFlight = new Semaphore(options.maxInFlightRequests ?? 10);
     this.log = getLogger('kafka.zookeeper.ZooKeeperClient', `[ZooKeeperClient ${options.name ?? 'Kafka server'}] `);
-    this.handle = this.newHandle();
+    this.handle = this.newHandle(undefined);
   }
 
   /** Opens a session; fails like Kafka (`Timed out waiting for connection while in state: CONNECTING`). */
@@ -106,8 +161,7 @@ export class ZkClient {
 
   /** The session id in decimal, comparable with ZkStat.ephemeralOwner. */
   get sessionId(): string {
-    const id = this.handle.client_id;
-    return /^[0-9a-fA-F]+$/.test(id) ? BigInt(`0x${id}`).toString() : id;
+    return hexToDecimal(this.handle.client_id);
   }
 
   get sessionPassword(): string {
@@ -130,56 +184,118 @@ export class ZkClient {
     return () => this.afterReinit.delete(handler);
   }
 
-  private newHandle(): NativeZk {
-    this.log.info(`Initializing a new session to ${this.options.connectString}.`);
+  /** A handle for a new session, or one that resumes `resume`. */
+  private newHandle(resume: SessionCredentials | undefined): NativeZk {
+    if (resume) this.log.info(`Resuming session 0x${resume.id} on ${this.options.connectString}.`);
+    else this.log.info(`Initializing a new session to ${this.options.connectString}.`);
     const handle = new NativeZooKeeper({
       connect: this.options.connectString,
       timeout: this.options.sessionTimeoutMs,
       debug_level: 0,
       host_order_deterministic: false,
       data_as_buffer: true,
+      response_counter_limit: this.options.responseCounterLimit ?? RESPONSE_COUNTER_LIMIT,
+      ...(resume ? { client_id: resume.id, client_password: resume.password } : {}),
     });
+    let settle!: (outcome: HandleOutcome) => void;
+    this.outcomes.set(handle, new Promise<HandleOutcome>((resolve) => (settle = resolve)));
+    // Whether the C client holds a connection now (this.connected may already be false: requests failed by a
+    // close see it before the close event does).
+    let up = false;
     handle.on('connect', () => {
-      if (handle !== this.handle) return;
+      up = true;
+      settle({ connected: true });
+      if (handle !== this.handle || this.closed) return;
       this.connected = true;
+      this.sessionClosedByLibrary = false;
+      this.session = { id: handle.client_id, password: handle.client_password, timeoutMs: handle.timeout > 0 ? handle.timeout : this.options.sessionTimeoutMs };
+      this.sessionAliveAt = SYSTEM_CLOCK.hiResClockMs();
       this.log.info('Connected.');
       for (const w of [...this.waiters]) w();
     });
     handle.on('connecting', () => {
-      if (handle === this.handle) this.connected = false;
+      const wasUp = up;
+      up = false;
+      if (handle !== this.handle) return;
+      // The session was alive until this disconnect; the servers expire it a session timeout after.
+      if (wasUp) this.sessionAliveAt = SYSTEM_CLOCK.hiResClockMs();
+      this.connected = false;
     });
     handle.on('close', (_self: unknown, code: unknown) => {
+      settle({ connected: false, code });
+      this.closedHandles.set(handle, code);
+      const wasUp = up;
+      up = false;
       if (handle !== this.handle) return;
       this.connected = false;
       if (this.closed) return;
-      // The binding closes the handle on expiry (and on its own give-up heuristics): either way the session
-      // is gone and a new one must be built.
-      if (code === EXPIRED_SESSION_STATE) this.log.info('Session expired.');
-      else this.log.warn(`Session closed by the client library (state ${String(code)}).`);
-      this.scheduleReinitialize();
+      // zookeeper_close on a connected handle sends CloseSession: the binding has ended the session itself. On a
+      // handle between servers it could not, and the session lives on until its timeout.
+      if (wasUp) this.sessionClosedByLibrary = true;
+      if (!this.recovering) this.recovering = this.replaceHandle(code);
     });
     handle.init({});
     return handle;
   }
 
-  private scheduleReinitialize(): void {
-    if (this.reinitializing) return;
-    this.reinitializing = (async () => {
-      for (const h of [...this.beforeReinit]) await this.runHandler(h);
-      while (!this.closed) {
-        this.handle = this.newHandle();
-        try {
-          await this.waitUntilConnected(this.options.connectionTimeoutMs);
-          break;
-        } catch {
-          this.log.warn(`Unable to re-establish a session to ${this.options.connectString}; retrying.`);
-          this.handle.close();
+  /**
+   * Replaces a handle that the binding closed, until one connects: resuming the session while it can still be
+   * alive, otherwise with a new session, with the owners' hooks around it (Kafka's reinitialize, which also
+   * retries until a handle exists). The C client moves between servers by itself, so a handle is replaced only
+   * when the binding has closed it.
+   */
+  private async replaceHandle(firstCode: unknown): Promise<void> {
+    const lost = this.session;
+    let code = firstCode;
+    let beforeHooksRun = false;
+    let resumed = false;
+    try {
+      for (;;) {
+        const sinceAliveMs = SYSTEM_CLOCK.hiResClockMs() - this.sessionAliveAt;
+        const resume = lost !== undefined && !this.sessionClosedByLibrary && sinceAliveMs < lost.timeoutMs ? lost : undefined;
+        if (resume) {
+          this.log.warn(
+            `The client library closed the handle while reconnecting (state ${String(code)}), ${Math.round(sinceAliveMs)} ms after session 0x${resume.id} was last connected: within its ${resume.timeoutMs} ms timeout, so it may be alive.`,
+          );
+        } else if (!beforeHooksRun) {
+          // Kafka logs "Session expired." and reinitializes; a handle closed past the session timeout, or one
+          // whose session the binding closed, is taken for the same.
+          if (lost === undefined) this.log.warn(`The client library closed the handle (state ${String(code)}) before a session was established.`);
+          else if (this.sessionClosedByLibrary) this.log.warn(`The client library closed the connected handle (state ${String(code)}), and with it session 0x${lost.id}.`);
+          this.log.info('Session expired.');
+          beforeHooksRun = true;
+          for (const h of [...this.beforeReinit]) await this.runHandler(h);
         }
+        if (this.closed) return;
+        this.handle = this.newHandle(resume);
+        const outcome = await (this.outcomes.get(this.handle) as Promise<HandleOutcome>);
+        if (this.closed) return;
+        // Connected and closed already (the close found recovering still set and left it to this loop).
+        if (outcome.connected && !this.closedHandles.has(this.handle)) {
+          resumed = resume !== undefined && this.handle.client_id === resume.id;
+          break;
+        }
+        code = outcome.connected ? this.closedHandles.get(this.handle) : outcome.code;
+        this.log.info(`Unable to connect with the new handle (state ${String(code)}); retrying in ${RETRY_BACKOFF_MS} ms.`);
+        await SYSTEM_CLOCK.sleep(RETRY_BACKOFF_MS, this.closing.signal);
+        if (this.closed) return;
       }
-      this.reinitializing = undefined;
-      for (const w of [...this.waiters]) w();
-      for (const h of [...this.afterReinit]) await this.runHandler(h);
-    })();
+    } finally {
+      this.recovering = undefined;
+    }
+    // The watches set through the closed handles are gone with them: their owners re-read and re-watch.
+    for (const [handle, watches] of [...this.watches]) {
+      if (handle === this.handle) continue;
+      this.watches.delete(handle);
+      for (const w of [...watches]) w.lost();
+    }
+    for (const w of [...this.waiters]) w();
+    if (resumed) {
+      this.log.info(`Session 0x${this.handle.client_id} resumed: its ephemeral nodes are intact.`);
+      return;
+    }
+    if (!beforeHooksRun) for (const h of [...this.beforeReinit]) await this.runHandler(h);
+    for (const h of [...this.afterReinit]) await this.runHandler(h);
   }
 
   private async runHandler(h: () => Promise<void> | void): Promise<void> {
@@ -214,8 +330,8 @@ export class ZkClient {
 
   /** Waits for a connected session with no deadline but the client's own closing. */
   private async awaitConnection(): Promise<void> {
-    while (!this.closed && (!this.connected || this.reinitializing)) {
-      if (this.reinitializing) await this.reinitializing;
+    while (!this.closed && (!this.connected || this.recovering)) {
+      if (this.recovering) await this.recovering;
       else await this.waitUntilConnected(this.options.sessionTimeoutMs).catch(() => undefined);
     }
     if (this.closed) throw new ZkError(ZkCode.CLOSING, '');
@@ -223,37 +339,62 @@ export class ZkClient {
 
   /**
    * Issues one request and retries it after connection loss, as Kafka's ZooKeeperClient does. A retried create
-   * may meet its own node (NODEEXISTS): callers that care compare ephemeralOwner with the session.
+   * may meet its own node (NODEEXISTS): callers that care compare ephemeralOwner with the session. `watch` is set
+   * with the request; `watchKept` says for which results the C client keeps it.
    */
-  private async call<T>(path: string, issue: (h: NativeZk, cb: Callback) => number, read: (args: unknown[]) => T): Promise<T> {
+  private async call<T>(
+    path: string,
+    issue: (h: NativeZk, cb: Callback, watcher: Callback | undefined) => number,
+    read: (args: unknown[]) => T,
+    watch?: { watcher: Watcher; watchKept: (rc: number) => boolean },
+  ): Promise<T> {
     for (;;) {
       await this.awaitConnection();
       const release = await this.inFlight.acquire();
       const handle = this.handle;
+      const tracked = watch ? this.trackWatch(handle, watch.watcher) : undefined;
       const result = await new Promise<{ rc: number; args: unknown[] }>((resolve) => {
-        const rc = issue(handle, (...args: unknown[]) => resolve({ rc: args[0] as number, args }));
+        const rc = issue(handle, (...args: unknown[]) => resolve({ rc: args[0] as number, args }), tracked?.callback);
         if (rc !== ZkCode.OK) resolve({ rc, args: [] });
       }).finally(release);
+      if (tracked && !(watch as { watchKept: (rc: number) => boolean }).watchKept(result.rc)) tracked.forget();
       if (result.rc === ZkCode.OK) return read(result.args);
       const err = new ZkError(result.rc, path);
       if (this.closed) throw err;
-      // A request caught on a handle closed by expiry comes back CLOSING: it belongs to the new session.
-      const replaced = handle !== this.handle || this.reinitializing !== undefined;
-      if (!(err.isConnectionLoss || err.code === 'INVALIDSTATE' || err.code === 'SESSIONEXPIRED' || (err.code === 'CLOSING' && replaced))) throw err;
-      if (err.code === 'SESSIONEXPIRED' || err.code === 'INVALIDSTATE') this.connected = false;
+      // CLOSING and INVALIDSTATE: the handle was closed under the request (by the binding, since this client is
+      // not closed), or it was issued on one already closed; either way it belongs to the replacement handle.
+      if (!(err.isConnectionLoss || err.code === 'INVALIDSTATE' || err.code === 'SESSIONEXPIRED' || err.code === 'CLOSING')) throw err;
+      if (handle === this.handle && !err.isConnectionLoss) this.connected = false;
     }
   }
 
-  private wrapWatcher(watcher: Watcher): Callback {
-    return (type: unknown, _state: unknown, path: unknown) => {
+  /**
+   * Wraps a watcher for one request on `handle`. Events from the C client pass through (session events do not
+   * use the watch up); if the handle is closed first, `lost` delivers a `session` event instead.
+   */
+  private trackWatch(handle: NativeZk, watcher: Watcher): TrackedWatch {
+    let set = this.watches.get(handle);
+    if (set === undefined) this.watches.set(handle, (set = new Set()));
+    const deliver = (event: WatchEventType, path: string): void => {
       const failed = (err: unknown): void => this.log.error('Error in a ZooKeeper watcher', err);
       try {
-        const result = watcher(EVENT_TYPES[type as number] ?? 'session', String(path ?? ''));
+        const result = watcher(event, path);
         if (result instanceof Promise) result.catch(failed);
       } catch (err) {
         failed(err);
       }
     };
+    const tracked: TrackedWatch = {
+      callback: (type: unknown, _state: unknown, path: unknown) => {
+        const event = EVENT_TYPES[type as number] ?? 'session';
+        if (event !== 'session') set.delete(tracked);
+        deliver(event, String(path ?? ''));
+      },
+      forget: () => set.delete(tracked),
+      lost: () => deliver('session', ''),
+    };
+    set.add(tracked);
+    return tracked;
   }
 
   create(path: string, data: Buffer | null, mode: CreateMode = 'PERSISTENT'): Promise<string> {
@@ -288,8 +429,9 @@ export class ZkClient {
     try {
       return await this.call(
         path,
-        (h, cb) => (watcher ? h.aw_exists(path, this.wrapWatcher(watcher), cb) : h.a_exists(path, false, cb)),
+        (h, cb, w) => (w ? h.aw_exists(path, w, cb) : h.a_exists(path, false, cb)),
         (a) => normalizeStat(a[2]),
+        watcher && { watcher, watchKept: (rc) => rc === ZkCode.OK || rc === ZkCode.NONODE },
       );
     } catch (err) {
       if (err instanceof ZkError && err.code === 'NONODE') return null;
@@ -302,8 +444,9 @@ export class ZkClient {
     try {
       return await this.call(
         path,
-        (h, cb) => (watcher ? h.aw_get(path, this.wrapWatcher(watcher), cb) : h.a_get(path, false, cb)),
+        (h, cb, w) => (w ? h.aw_get(path, w, cb) : h.a_get(path, false, cb)),
         (a) => ({ stat: normalizeStat(a[2]), data: toBuffer(a[3]) }),
+        watcher && { watcher, watchKept: (rc) => rc === ZkCode.OK },
       );
     } catch (err) {
       if (err instanceof ZkError && err.code === 'NONODE') return null;
@@ -316,8 +459,9 @@ export class ZkClient {
     try {
       return await this.call(
         path,
-        (h, cb) => (watcher ? h.aw_get_children(path, this.wrapWatcher(watcher), cb) : h.a_get_children(path, false, cb)),
+        (h, cb, w) => (w ? h.aw_get_children(path, w, cb) : h.a_get_children(path, false, cb)),
         (a) => (a[2] as string[] | undefined) ?? [],
+        watcher && { watcher, watchKept: (rc) => rc === ZkCode.OK },
       );
     } catch (err) {
       if (err instanceof ZkError && err.code === 'NONODE') return null;
@@ -356,11 +500,17 @@ export class ZkClient {
     if (this.closed) return;
     this.closed = true;
     this.connected = false;
+    this.closing.abort();
     this.log.info('Closing.');
     for (const w of [...this.waiters]) w();
     this.handle.close();
     this.log.info('Closed.');
   }
+}
+
+/** The binding's session ids are hex; Kafka prints them (and ZkStat.ephemeralOwner) in decimal. */
+function hexToDecimal(id: string): string {
+  return /^[0-9a-fA-F]+$/.test(id) ? BigInt(`0x${id}`).toString() : id;
 }
 
 function toBuffer(data: unknown): Buffer | null {
@@ -382,7 +532,7 @@ function normalizeStat(raw: unknown): ZkStat {
     version: Number(s['version']),
     cversion: Number(s['cversion']),
     aversion: Number(s['aversion']),
-    ephemeralOwner: /^[0-9a-fA-F]+$/.test(owner) ? BigInt(`0x${owner}`).toString() : owner,
+    ephemeralOwner: hexToDecimal(owner),
     dataLength: Number(s['dataLength']),
     numChildren: Number(s['numChildren']),
     pzxid: Number(s['pzxid']),

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { stdioWithoutInheritedFds } from '../../src/common/child-process';
 
 export interface ChildExit {
   code: number | null;
@@ -133,7 +134,9 @@ export function spawnChild(command: string, args: readonly string[], options: Sp
   // when this process dies without running any hook (jest killed, or jest's sandbox, whose process.on('exit')
   // listeners never run).
   const [file, argv] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', executable, ...args]] : [executable, [...args]];
-  const proc = spawn(file, argv, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Without the ZooKeeper client sockets of this process: a long-lived child holding one makes the client's
+  // handles fail (see src/common/child-process.ts).
+  const proc = spawn(file, argv, { cwd: options.cwd, env, stdio: stdioWithoutInheritedFds(['ignore', 'pipe', 'pipe']) });
   const spawnError = new Promise<Error>((resolve) => proc.once('error', resolve));
   if (proc.pid === undefined) {
     throw new Error(`could not start ${name} (${executable})`);

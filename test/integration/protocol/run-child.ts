@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { stdioWithoutInheritedFds } from '../../../src/common/child-process';
 
 export interface ChildResult {
   code: number | null;
@@ -12,7 +13,7 @@ export interface ChildResult {
  */
 export function runChild(cmd: string, args: string[], options: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: options.env ?? process.env });
+    const child = spawn(cmd, args, { stdio: stdioWithoutInheritedFds(['pipe', 'pipe', 'pipe']), env: options.env ?? process.env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
