@@ -15,6 +15,7 @@ import {
 } from '../records/record-batch';
 import { DELETED_FILE_SUFFIX, logFile, offsetIndexFile, timeIndexFile } from './log-file-names';
 import { OffsetIndex } from './offset-index';
+import { RecentBatches } from './recent-batches';
 import { TimeIndex } from './time-index';
 
 /** Where a batch lies in a segment: its base and last offsets, byte position and size. */
@@ -74,6 +75,8 @@ export class LogSegment {
   private offsetOfMaxTimestampSoFarValue: number;
   private rollingBasedTimestamp: number | undefined;
   private readonly header = Buffer.allocUnsafe(HEADER_READ);
+  /** The latest appended batches' positions, so that tailing fetches find them without reading headers. */
+  private readonly recent = new RecentBatches();
   private flushing = 0;
   private closeWhenFlushed = false;
   private logPath: string;
@@ -174,7 +177,7 @@ export class LogSegment {
    */
   append(largestOffset: number, largestTimestamp: number, offsetOfMaxTimestamp: number, records: Buffer): void {
     if (records.length === 0) return;
-    const position = this.reserveAppend(largestOffset, largestTimestamp, offsetOfMaxTimestamp, records.length);
+    const position = this.reserveAppend(largestOffset, largestTimestamp, offsetOfMaxTimestamp, records);
     this.writeFully(records, position);
     this.committedSize = Math.max(this.committedSize, position + records.length);
   }
@@ -186,7 +189,8 @@ export class LogSegment {
    * Index entries may briefly point past the readable end; lookups only ever ask for offsets below the log end
    * offset, which those entries exceed, and recovery rebuilds indexes anyway.
    */
-  reserveAppend(largestOffset: number, largestTimestamp: number, offsetOfMaxTimestamp: number, length: number): number {
+  reserveAppend(largestOffset: number, largestTimestamp: number, offsetOfMaxTimestamp: number, records: Buffer): number {
+    const length = records.length;
     const physicalPosition = this.sizeValue;
     if (!this.canConvertToRelativeOffset(largestOffset)) {
       throw new Error(`Offset ${largestOffset} cannot be stored in the segment with base offset ${this.baseOffset}`);
@@ -203,6 +207,7 @@ export class LogSegment {
       this.bytesSinceLastIndexEntry = 0;
     }
     this.bytesSinceLastIndexEntry += length;
+    this.recent.add(records, physicalPosition);
     return physicalPosition;
   }
 
@@ -255,6 +260,7 @@ export class LogSegment {
    * them reached the file.
    */
   discardUnwritten(nextOffset: number): void {
+    this.recent.clear();
     this.offsetIndex.truncateTo(nextOffset);
     this.timeIndex.truncateTo(nextOffset);
     if (this.sizeValue === this.committedSize) return;
@@ -272,6 +278,12 @@ export class LogSegment {
    * headers from `startingPosition` at the earliest. Undefined if the segment has no such batch.
    */
   translateOffset(offset: number, startingPosition = 0): LogOffsetPosition | undefined {
+    const recent = this.recent.find(offset);
+    if (recent === null) return undefined;
+    if (recent !== undefined && recent.position >= startingPosition) {
+      // Reserved but not yet written: not readable, as the scan below would find.
+      return recent.position + LOG_OVERHEAD <= this.committedSize ? recent : undefined;
+    }
     let pos = Math.max(startingPosition, this.offsetIndex.lookup(offset).position);
     while (pos + LOG_OVERHEAD <= this.committedSize) {
       const h = this.readHeader(pos, OFFSET_RANGE_HEADER_LENGTH);
@@ -479,6 +491,7 @@ export class LogSegment {
       nextOffset = last + 1;
       pos += size;
     }
+    this.recent.clear();
     const truncatedBytes = fileSize - pos;
     if (truncatedBytes > 0) {
       this.logger.warn(`Found invalid messages in log segment ${this.logPath} at byte offset ${pos}: ${invalidReason}.`);
@@ -510,6 +523,7 @@ export class LogSegment {
    */
   truncateTo(offset: number): number {
     const mapping = this.translateOffset(offset);
+    this.recent.clear();
     this.offsetIndex.truncateTo(offset);
     this.timeIndex.truncateTo(offset);
     if (mapping === undefined) return 0;

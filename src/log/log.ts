@@ -548,7 +548,7 @@ export class Log {
   private enqueueWrite(v: ValidatedRecords): Promise<LogAppendInfo> {
     if (this.closed) throw storageError(`The log for partition ${tpString(this.topicPartition)} is closed`);
     const segment = this.maybeRoll(v);
-    const position = segment.reserveAppend(v.lastOffset, v.maxTimestamp, v.offsetOfMaxTimestamp, v.records.length);
+    const position = segment.reserveAppend(v.lastOffset, v.maxTimestamp, v.offsetOfMaxTimestamp, v.records);
     this.nextOffsetToAssign = v.lastOffset + 1;
     const info: LogAppendInfo = {
       firstOffset: v.firstOffset,

@@ -187,12 +187,12 @@ describe('LogWritePipeline', () => {
       expect(written).toEqual([]); // settled after the caller's code, as an asynchronous write would be
       await expect(a).resolves.toBe(0);
       expect(seg.marked).toEqual([100]);
-      const big = pipeline.submit(seg.asSegment(), 100, Buffer.alloc(20 * KiB), 1);
-      const behind = pipeline.submit(seg.asSegment(), 100 + 20 * KiB, Buffer.alloc(100), 2);
-      expect(seg.writes.map((w) => w.lengths)).toEqual([[20 * KiB]]);
+      const big = pipeline.submit(seg.asSegment(), 100, Buffer.alloc(300 * KiB), 1);
+      const behind = pipeline.submit(seg.asSegment(), 100 + 300 * KiB, Buffer.alloc(100), 2);
+      expect(seg.writes.map((w) => w.lengths)).toEqual([[300 * KiB]]);
       seg.writes[0]?.resolve();
       await big;
-      expect(seg.writes.map((w) => w.lengths)).toEqual([[20 * KiB]]);
+      expect(seg.writes.map((w) => w.lengths)).toEqual([[300 * KiB]]);
       expect(seg.syncWrites).toEqual([[100], [100]]);
       await expect(behind).resolves.toBe(2);
       expect(written).toEqual([0, 1, 2]);

@@ -321,8 +321,9 @@ describe('Log', () => {
 
   it('keeps offsets and bytes in order with several large writes in flight, and refuses a corrupt batch among them', async () => {
     const log = f.open({ 'max.message.bytes': String(1 << 20) });
-    const batches = Array.from({ length: 24 }, (_, i) => makeBatch({ count: 2, valueSize: 40_000, seed: i }));
-    const corrupt = makeBatch({ count: 2, valueSize: 40_000, seed: 99 });
+    // Batches above the pipeline's synchronous-write size (256 KiB), so that they go to the pool.
+    const batches = Array.from({ length: 24 }, (_, i) => makeBatch({ count: 2, valueSize: 140_000, seed: i }));
+    const corrupt = makeBatch({ count: 2, valueSize: 140_000, seed: 99 });
     corrupt.writeUInt8(corrupt.readUInt8(corrupt.length - 1) ^ 0xff, corrupt.length - 1);
     // Count the writevs running at once (through the module object, which the src's fs namespace reads through).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -358,7 +359,7 @@ describe('Log', () => {
       const batch = new RecordBatch(log.read(offset, 1).records);
       expect(batch.baseOffset).toBe(offset);
       expect(batch.isValid()).toBe(true);
-      expect([...batch.records()][0]?.value?.equals(Buffer.alloc(40_000, (i % 24) % 251))).toBe(true);
+      expect([...batch.records()][0]?.value?.equals(Buffer.alloc(140_000, (i % 24) % 251))).toBe(true);
       offset += 2;
     }
   });
