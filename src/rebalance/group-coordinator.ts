@@ -402,7 +402,7 @@ export class GroupCoordinator {
       this.removeMemberAndUpdateGroup(group, member);
       return { memberId, errorCode: ErrorCode.NONE.code };
     });
-    return { errorCode: memberIds.length === 1 ? members[0]!.errorCode : 0, members };
+    return { errorCode: memberIds.length === 1 ? members[0]!.errorCode : ErrorCode.NONE.code, members };
   }
 
   private removeMemberAndUpdateGroup(group: GroupMetadata, member: MemberMetadata): void {

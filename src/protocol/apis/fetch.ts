@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../common/error-codes';
 import { ApiDefinition, RecordsData } from '../api-definition';
 import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
@@ -77,7 +78,7 @@ export const FetchApi = new ApiDefinition<FetchRequest, FetchResponse>({
   // v7+ also carries the error at the top level (fetch sessions).
   errorResponse: (request, version, errorCode) => ({
     throttleTimeMs: 0,
-    errorCode: version >= 7 ? errorCode : 0,
+    errorCode: version >= 7 ? errorCode : ErrorCode.NONE.code,
     sessionId: 0,
     responses: request.topics.map((t) => ({
       topic: t.topic,

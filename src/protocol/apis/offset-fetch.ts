@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../common/error-codes';
 import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
@@ -47,7 +48,7 @@ export const OffsetFetchApi = new ApiDefinition<OffsetFetchRequest, OffsetFetchR
       name: t.name,
       partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode })),
     })),
-    errorCode: version >= 2 ? errorCode : 0,
+    errorCode: version >= 2 ? errorCode : ErrorCode.NONE.code,
   }),
   request: [
     f('groupId', 'string', '0+'),
