@@ -38,6 +38,7 @@ export class TestCluster {
     const cluster = new TestCluster(ensemble, options.ensemble === undefined, zkConnect, await inspectZk(ensemble.connectString), options.props ?? {}, options.logDirs);
     await Promise.all(Array.from({ length: options.brokers }, (_, id) => cluster.startBroker(id)));
     await cluster.waitForController();
+    await cluster.waitForMetadataReady();
     return cluster;
   }
 
@@ -124,6 +125,32 @@ export class TestCluster {
         return true;
       },
       { timeoutMs, message: `every broker to see broker ${brokerId} in its metadata` },
+    );
+  }
+
+  /**
+   * Waits until every running broker answers Metadata with the controller and every running broker in it. As in
+   * Kafka, a broker knows neither before the controller's first UpdateMetadata reaches it (controller id -1), and
+   * clients such as kafkajs' admin fail on that instead of waiting; Kafka users wait for this the same way.
+   */
+  async waitForMetadataReady(timeoutMs = 30000): Promise<void> {
+    const running = [...this.brokers.values()].filter((b) => b.child.isRunning());
+    await waitUntil(
+      async () => {
+        for (const b of running) {
+          const conn = new BrokerConnection({ host: '127.0.0.1', port: b.port });
+          try {
+            await conn.connect();
+            const md = await conn.send(MetadataApi, { topics: [], allowAutoTopicCreation: false }, { version: 1 });
+            if (md.controllerId < 0) return false;
+            if (!running.every((r) => md.brokers.some((x) => x.nodeId === r.brokerId))) return false;
+          } finally {
+            conn.close();
+          }
+        }
+        return true;
+      },
+      { timeoutMs, message: 'every broker to know the controller and every live broker' },
     );
   }
 
