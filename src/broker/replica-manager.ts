@@ -7,6 +7,7 @@ import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { topicNameError } from '../common/topic';
 import { LogConfig } from '../common/config/log-config';
+import { LoopYield } from '../common/loop-yield';
 import { LogManager } from '../log/log-manager';
 import { isTransientStorageError } from '../log/log-dir-failure-channel';
 import { LogDirEventZk } from '../zk/log-dir-event-zk';
@@ -42,6 +43,9 @@ export interface ReplicaManagerOptions {
 /** Attempts, and the pause between them, at creating a log that failed on a resource error (EMFILE, ...). */
 const TRANSIENT_LOG_CREATION_ATTEMPTS = 3;
 const TRANSIENT_LOG_CREATION_BACKOFF_MS = 100;
+
+/** Topic configs read once for one LeaderAndIsr request, by topic. */
+type LogConfigs = Map<string, LogConfig>;
 
 /** Partitions this broker leads and follows after a LeaderAndIsr request (only those that changed cleanly). */
 export type LeadershipChangeCallback = (leaders: readonly TopicPartition[], followers: readonly TopicPartition[]) => void;
@@ -271,15 +275,20 @@ export class ReplicaManager {
         `Stopped fetchers as part of LeaderAndIsr request correlationId ${correlationId} from controller ${cid} epoch ${ce} as part of the become-leader transition for ${becomeLeader.length} partitions`,
       );
     }
+    const configs = await this.logConfigsForNewLogs([...becomeLeader, ...becomeFollower]);
+    // Creating a log is a few file creations on the event loop; thousands of them must not hold it for seconds.
+    const pause = new LoopYield();
     const leaders: TopicPartition[] = [];
     for (const s of becomeLeader) {
-      const code = await this.makeLeader(correlationId, cid, ce, s);
+      await pause.maybeYield();
+      const code = await this.makeLeader(correlationId, cid, ce, s, configs);
       result(s, code);
       if (code === ErrorCode.NONE.code) leaders.push({ topic: s.topicName, partition: s.partitionIndex });
     }
     const followers: LeaderAndIsrPartitionState[] = [];
     for (const s of becomeFollower) {
-      const code = await this.makeFollower(correlationId, cid, ce, s);
+      await pause.maybeYield();
+      const code = await this.makeFollower(correlationId, cid, ce, s, configs);
       result(s, code);
       if (code === ErrorCode.NONE.code) followers.push(s);
     }
@@ -324,20 +333,41 @@ export class ReplicaManager {
     return e === undefined ? undefined : { id: leaderId, host: e.host, port: e.port };
   }
 
-  private async partitionWithLog(s: LeaderAndIsrPartitionState): Promise<Partition> {
+  /**
+   * The topic configs (broker defaults plus /config/topics overrides) of the partitions that have no log yet, one
+   * ZooKeeper read per topic with the reads in flight together: Kafka reads them per partition, one at a time,
+   * which at thousands of new partitions is thousands of round trips. A failed read is retried per partition.
+   */
+  private async logConfigsForNewLogs(states: readonly LeaderAndIsrPartitionState[]): Promise<LogConfigs> {
+    const topics = new Set<string>();
+    for (const s of states) if (this.partitions.get(tpKey(s.topicName, s.partitionIndex))?.log === undefined) topics.add(s.topicName);
+    const configs: LogConfigs = new Map();
+    await Promise.all(
+      [...topics].map(async (t) => {
+        try {
+          configs.set(t, await this.o.logConfigFor(t));
+        } catch {
+          // createLog reads it again, and its error is that partition's.
+        }
+      }),
+    );
+    return configs;
+  }
+
+  private async partitionWithLog(s: LeaderAndIsrPartitionState, configs?: LogConfigs): Promise<Partition> {
     const tp = { topic: s.topicName, partition: s.partitionIndex };
     let p = this.partitions.get(tpString(tp));
     if (p === undefined) {
       p = new Partition(tp, this.o.brokerId, this.partitionSettings, this.partitionHooks);
       this.partitions.set(tpString(tp), p);
     }
-    if (p.log === undefined) p.log = await this.createLog(tp, s.isNew);
+    if (p.log === undefined) p.log = await this.createLog(tp, s.isNew, configs?.get(tp.topic));
     return p;
   }
 
   /** The partition's log, created if needed; a resource error (EMFILE, ...) is retried a few times first. */
-  private async createLog(tp: TopicPartition, isNew: boolean): Promise<NonNullable<Partition['log']>> {
-    const config = await this.o.logConfigFor(tp.topic);
+  private async createLog(tp: TopicPartition, isNew: boolean, known?: LogConfig): Promise<NonNullable<Partition['log']>> {
+    const config = known ?? (await this.o.logConfigFor(tp.topic));
     for (let attempt = 1; ; attempt++) {
       try {
         return this.o.logManager.getOrCreateLog(tp, config, { isNew });
@@ -357,11 +387,11 @@ export class ReplicaManager {
     return err.code;
   }
 
-  private async makeLeader(correlationId: number, cid: number, ce: number, s: LeaderAndIsrPartitionState): Promise<number> {
+  private async makeLeader(correlationId: number, cid: number, ce: number, s: LeaderAndIsrPartitionState, configs: LogConfigs): Promise<number> {
     const tp = tpKey(s.topicName, s.partitionIndex);
     try {
       this.stateChangeLog.trace(`Handling LeaderAndIsr request correlationId ${correlationId} from controller ${cid} epoch ${ce} starting the become-leader transition for partition ${tp}`);
-      const p = await this.partitionWithLog(s);
+      const p = await this.partitionWithLog(s, configs);
       const log = p.log as NonNullable<Partition['log']>;
       const previousEpoch = p.leaderEpoch;
       if (p.makeLeader(s, log)) {
@@ -384,13 +414,13 @@ export class ReplicaManager {
     }
   }
 
-  private async makeFollower(correlationId: number, cid: number, ce: number, s: LeaderAndIsrPartitionState): Promise<number> {
+  private async makeFollower(correlationId: number, cid: number, ce: number, s: LeaderAndIsrPartitionState, configs: LogConfigs): Promise<number> {
     const tp = tpKey(s.topicName, s.partitionIndex);
     try {
       this.stateChangeLog.trace(
         `Handling LeaderAndIsr request correlationId ${correlationId} from controller ${cid} epoch ${ce} starting the become-follower transition for partition ${tp} with leader ${s.leader}`,
       );
-      const p = await this.partitionWithLog(s);
+      const p = await this.partitionWithLog(s, configs);
       const log = p.log as NonNullable<Partition['log']>;
       const previousEpoch = p.leaderEpoch;
       p.makeFollower(s, log);

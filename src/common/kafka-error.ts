@@ -27,3 +27,8 @@ export class KafkaError extends Error {
     return new KafkaError(name, message);
   }
 }
+
+/** A rejection reason as an Error, for log lines that print a cause (a rejection may carry anything). */
+export function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}

@@ -5,7 +5,7 @@ import { Scheduler } from '../common/scheduler';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
-import { ControllerMovedError, ControllerZk } from '../zk/controller-zk';
+import { ControllerMovedError, ControllerZk, LeaderIsrWithVersion, TopicAssignmentWithVersion } from '../zk/controller-zk';
 import { ZkClient } from '../zk/zk-client';
 import { ZkPaths } from '../zk/zk-paths';
 import { watchChildren, watchData, ZkWatch } from '../zk/zk-watch';
@@ -362,11 +362,14 @@ export class KafkaController implements ControllerEventProcessor {
       ctx.brokerEpochs.set(id, epoch);
     }
     this.log.info(`Initialized broker epochs cache: HashMap(${[...ctx.brokerEpochs].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
-    for (const topic of await this.czk.getAllTopics()) await this.loadTopic(topic);
-    for (const tp of ctx.allPartitions()) {
-      const state = await this.czk.getPartitionState(tp.topic, tp.partition);
-      if (state !== null) ctx.leadership.set(tpString(tp), state);
-    }
+    await this.loadTopics(await this.czk.getAllTopics());
+    const partitions = [...ctx.allPartitions()];
+    const states = await this.czk.getPartitionStates(partitions);
+    partitions.forEach((tp, i) => {
+      const state = states[i] as PromiseSettledResult<LeaderIsrWithVersion | null>;
+      if (state.status === 'rejected') throw state.reason;
+      if (state.value !== null) ctx.leadership.set(tpString(tp), state.value);
+    });
     const channel = this.deps.createChannel(ctx);
     // Handed over before anything else can fail, so that a resignation always closes it.
     const active = this.buildActiveController(channel);
@@ -377,9 +380,16 @@ export class KafkaController implements ControllerEventProcessor {
     return active;
   }
 
-  /** Reads a topic's assignment into the context and watches it for added partitions. */
-  private async loadTopic(topic: string): Promise<TopicPartition[]> {
-    const node = await this.czk.getTopicAssignment(topic);
+  /**
+   * Reads topics' assignments into the context (the reads in flight together, Kafka's getReplicaAssignmentForTopics)
+   * and watches each for added partitions. Returns the partitions the context did not know.
+   */
+  private async loadTopics(topics: readonly string[]): Promise<TopicPartition[]> {
+    const nodes = await Promise.all(topics.map((t) => this.czk.getTopicAssignment(t)));
+    return topics.flatMap((t, i) => this.loadTopic(t, nodes[i] ?? null));
+  }
+
+  private loadTopic(topic: string, node: TopicAssignmentWithVersion | null): TopicPartition[] {
     if (node === null) return [];
     this.context.allTopics.add(topic);
     const added: TopicPartition[] = [];
@@ -440,8 +450,7 @@ export class KafkaController implements ControllerEventProcessor {
       this.topicWatches.delete(t);
       this.context.removeTopic(t);
     }
-    const added: TopicPartition[] = [];
-    for (const t of newTopics) added.push(...(await this.loadTopic(t)));
+    const added = await this.loadTopics(newTopics);
     if (newTopics.length === 0 && deletedTopics.length === 0) return;
     const assignment = added.map((tp) => `${tpString(tp)} -> ${replicaAssignment(this.context.replicasFor(tp))}`).join(', ');
     this.log.info(`New topics: [${scalaSet(newTopics)}], deleted topics: [${hashSet(deletedTopics)}], new partition replica assignment [HashMap(${assignment})]`);
@@ -491,10 +500,12 @@ export class KafkaController implements ControllerEventProcessor {
     try {
       const partitions = await this.czk.readPartitionNotifications(ZkPaths.isrChangeNotification, children);
       known = partitions.filter((tp) => this.context.replicasFor(tp).length > 0);
-      for (const tp of known) {
-        const state = await this.czk.getPartitionState(tp.topic, tp.partition);
-        if (state !== null) this.context.leadership.set(tpString(tp), state);
-      }
+      const states = await this.czk.getPartitionStates(known);
+      known.forEach((tp, i) => {
+        const state = states[i] as PromiseSettledResult<LeaderIsrWithVersion | null>;
+        if (state.status === 'rejected') throw state.reason;
+        if (state.value !== null) this.context.leadership.set(tpString(tp), state.value);
+      });
       const brokers = [...this.context.liveOrShuttingDownBrokerIds()];
       this.log.debug(`Sending MetadataRequest to Brokers: List(${brokers.join(', ')}) for TopicPartitions: List(${known.map(tpString).join(', ')})`);
       this.active.sendUpdateMetadataRequest(brokers, known);

@@ -1,6 +1,7 @@
+import { asError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
-import { ControllerZk } from '../zk/controller-zk';
+import { ControllerZk, LeaderIsrWithVersion } from '../zk/controller-zk';
 import { LeaderIsrAndControllerEpoch } from '../zk/znodes/partition-state';
 import { ControllerContext, PartitionState } from './controller-context';
 import { ControllerRequestBatch } from './controller-request-batch';
@@ -33,7 +34,7 @@ const VALID_PREVIOUS: Record<PartitionState, readonly PartitionState[]> = {
 };
 
 /** The ZooKeeper operations the partition state machine uses (narrow, so tests can fake them). */
-export type PartitionStateMachineZk = Pick<ControllerZk, 'getPartitionState' | 'createPartitionState' | 'updatePartitionState'>;
+export type PartitionStateMachineZk = Pick<ControllerZk, 'createPartitionStates' | 'getPartitionStates' | 'updatePartitionStates'>;
 
 export interface PartitionStateMachineDeps {
   controllerId: number;
@@ -141,11 +142,16 @@ export class PartitionStateMachine {
     );
   }
 
-  /** New partitions: leader = first live replica in assignment order, ISR = the live replicas. */
+  /**
+   * New partitions: leader = first live replica in assignment order, ISR = the live replicas. The state nodes are
+   * created with their requests in flight together (Kafka 1.1's asynchronous ZooKeeper work); a ZooKeeper error
+   * fails that partition's state change, as in Kafka, and the others go on.
+   */
   private async initializeLeaderAndIsr(partitions: readonly TopicPartition[]): Promise<TopicPartition[]> {
     const { context, zk, batch, controllerId } = this.deps;
     const failed: TopicPartition[] = [];
     const live = context.liveBrokerIds();
+    const toCreate: { tp: TopicPartition; liveReplicas: number[]; state: LeaderIsrAndControllerEpoch }[] = [];
     for (const tp of partitions) {
       const replicas = context.replicasFor(tp);
       const liveReplicas = replicas.filter((r) => context.isReplicaOnline(r, tp));
@@ -159,52 +165,110 @@ export class PartitionStateMachine {
         failed.push(tp);
         continue;
       }
-      const state: LeaderIsrAndControllerEpoch = { leader: liveReplicas[0] as number, leaderEpoch: 0, isr: liveReplicas, controllerEpoch: context.epoch };
-      if (!(await zk.createPartitionState(tp.topic, tp.partition, state))) {
-        // Another controller (or an earlier attempt of ours) already initialised it: take what is there.
-        const current = await zk.getPartitionState(tp.topic, tp.partition);
-        if (current === null || current.state.controllerEpoch > context.epoch) {
-          this.scLog.error(`Controller ${controllerId} epoch ${context.epoch} failed to change state for partition ${tpString(tp)} from NewPartition to OnlinePartition`, new Error('Leader and isr path written by another controller'));
-          failed.push(tp);
-          continue;
-        }
-        context.leadership.set(tpString(tp), { state: current.state, zkVersion: current.zkVersion });
-        context.partitionStates.set(tpString(tp), 'OfflinePartition');
-        failed.push(...(await this.electLeaders([tp], { kind: 'OfflinePartitionLeaderElectionStrategy', allowUnclean: false })));
-        continue;
-      }
-      context.leadership.set(tpString(tp), { state, zkVersion: 0 });
-      batch.addLeaderAndIsrRequestForBrokers(liveReplicas, tp, true);
-      this.scLog.info(`Changed partition ${tpString(tp)} from NewPartition to OnlinePartition with state ${leaderAndIsr(state, 0)}`);
-      context.partitionStates.set(tpString(tp), 'OnlinePartition');
+      toCreate.push({ tp, liveReplicas, state: { leader: liveReplicas[0] as number, leaderEpoch: 0, isr: liveReplicas, controllerEpoch: context.epoch } });
     }
+    if (toCreate.length === 0) return failed;
+    const created = await zk.createPartitionStates(toCreate.map(({ tp, state }) => ({ topic: tp.topic, partition: tp.partition, state })));
+    const existing: TopicPartition[] = [];
+    toCreate.forEach(({ tp, liveReplicas, state }, i) => {
+      const outcome = created[i] as PromiseSettledResult<boolean>;
+      if (outcome.status === 'rejected') {
+        this.failElection(tp, 'NewPartition', asError(outcome.reason));
+        failed.push(tp);
+      } else if (!outcome.value) {
+        existing.push(tp);
+      } else {
+        context.leadership.set(tpString(tp), { state, zkVersion: 0 });
+        batch.addLeaderAndIsrRequestForBrokers(liveReplicas, tp, true);
+        this.scLog.info(`Changed partition ${tpString(tp)} from NewPartition to OnlinePartition with state ${leaderAndIsr(state, 0)}`);
+        context.partitionStates.set(tpString(tp), 'OnlinePartition');
+      }
+    });
+    if (existing.length === 0) return failed;
+    // Another controller (or an earlier attempt of ours) already initialised them: take what is there and elect.
+    const currents = await zk.getPartitionStates(existing);
+    const toElect: TopicPartition[] = [];
+    existing.forEach((tp, i) => {
+      const outcome = currents[i] as PromiseSettledResult<LeaderIsrWithVersion | null>;
+      const current = outcome.status === 'fulfilled' ? outcome.value : null;
+      if (current === null || current.state.controllerEpoch > context.epoch) {
+        this.failElection(tp, 'NewPartition', outcome.status === 'rejected' ? asError(outcome.reason) : new Error('Leader and isr path written by another controller'));
+        failed.push(tp);
+        return;
+      }
+      context.leadership.set(tpString(tp), { state: current.state, zkVersion: current.zkVersion });
+      context.partitionStates.set(tpString(tp), 'OfflinePartition');
+      toElect.push(tp);
+    });
+    failed.push(...(await this.electLeaders(toElect, { kind: 'OfflinePartitionLeaderElectionStrategy', allowUnclean: false })));
     return failed;
   }
 
-  /** Elects leaders with a strategy and writes them conditionally, retrying after concurrent ISR writes. */
+  /**
+   * Elects leaders with a strategy and writes them conditionally, retrying after concurrent ISR writes. As Kafka's
+   * doElectLeaderForPartitions: all states read together, elections computed, all writes issued together, and
+   * the partitions whose write met a newer zkVersion (BADVERSION) tried again.
+   */
   private async electLeaders(partitions: readonly TopicPartition[], strategy: ElectionStrategy): Promise<TopicPartition[]> {
     const failed: TopicPartition[] = [];
     let remaining = [...partitions];
+    const unclean = new Map<string, Promise<boolean>>();
+    const uncleanFor = (topic: string): Promise<boolean> => {
+      let p = unclean.get(topic);
+      if (p === undefined) unclean.set(topic, (p = this.deps.uncleanLeaderElectionEnabled(topic)));
+      return p;
+    };
     for (let attempt = 0; remaining.length > 0 && attempt < 10; attempt++) {
       if (attempt > 0) this.log.info(`Retrying leader election with strategy ${renderStrategy(strategy)} for partitions ${remaining.map(tpString).join(', ')}`);
       const retry: TopicPartition[] = [];
-      for (const tp of remaining) {
-        const outcome = await this.electLeader(tp, strategy);
-        if (outcome === 'retry') retry.push(tp);
-        else if (outcome === 'failed') failed.push(tp);
+      const reads = await this.deps.zk.getPartitionStates(remaining);
+      const writes: { tp: TopicPartition; previous: PartitionState; state: LeaderIsrAndControllerEpoch; expectedZkVersion: number; recipients: number[] }[] = [];
+      for (let i = 0; i < remaining.length; i++) {
+        const tp = remaining[i] as TopicPartition;
+        const read = reads[i] as PromiseSettledResult<LeaderIsrWithVersion | null>;
+        const previous = this.deps.context.partitionState(tp);
+        if (read.status === 'rejected') {
+          this.failElection(tp, previous, asError(read.reason));
+          failed.push(tp);
+          continue;
+        }
+        const planned = await this.planElection(tp, read.value, strategy, uncleanFor);
+        if (planned === null) failed.push(tp);
+        else writes.push({ tp, previous, ...planned });
       }
+      const written = await this.deps.zk.updatePartitionStates(writes.map((w) => ({ topic: w.tp.topic, partition: w.tp.partition, state: w.state, expectedZkVersion: w.expectedZkVersion })));
+      writes.forEach((w, i) => {
+        const outcome = written[i] as PromiseSettledResult<number | null>;
+        if (outcome.status === 'rejected') {
+          this.failElection(w.tp, w.previous, asError(outcome.reason));
+          failed.push(w.tp);
+        } else if (outcome.value === null) {
+          retry.push(w.tp);
+        } else {
+          const { context, batch } = this.deps;
+          context.leadership.set(tpString(w.tp), { state: w.state, zkVersion: outcome.value });
+          batch.addLeaderAndIsrRequestForBrokers(w.recipients, w.tp, false);
+          this.scLog.info(`Changed partition ${tpString(w.tp)} from ${w.previous} to OnlinePartition with state ${leaderAndIsr(w.state, outcome.value)}`);
+          context.partitionStates.set(tpString(w.tp), 'OnlinePartition');
+        }
+      });
       remaining = retry;
     }
     return [...failed, ...remaining];
   }
 
-  private async electLeader(tp: TopicPartition, strategy: ElectionStrategy): Promise<'done' | 'failed' | 'retry'> {
-    const { context, zk, batch } = this.deps;
-    const current = await zk.getPartitionState(tp.topic, tp.partition);
+  /** One partition's election from its state as read; null (logged) when it cannot have a leader now. */
+  private async planElection(
+    tp: TopicPartition,
+    current: LeaderIsrWithVersion | null,
+    strategy: ElectionStrategy,
+    uncleanFor: (topic: string) => Promise<boolean>,
+  ): Promise<{ state: LeaderIsrAndControllerEpoch; expectedZkVersion: number; recipients: number[] } | null> {
+    const { context } = this.deps;
     const previous = context.partitionState(tp);
     if (current === null) {
       this.failElection(tp, previous, new Error(`LeaderAndIsr for partition ${tpString(tp)} is not in zookeeper`));
-      return 'failed';
+      return null;
     }
     if (current.state.controllerEpoch > context.epoch) {
       this.failElection(
@@ -214,7 +278,7 @@ export class PartitionStateMachine {
           `Leader and isr path written by another controller. This probably means the current controller with epoch ${context.epoch} went through a soft failure and another controller was elected with epoch ${current.state.controllerEpoch}. Aborting state change by this controller`,
         ),
       );
-      return 'failed';
+      return null;
     }
     const replicas = context.replicasFor(tp);
     const isr = current.state.isr;
@@ -222,7 +286,7 @@ export class PartitionStateMachine {
     let recipients: number[];
     switch (strategy.kind) {
       case 'OfflinePartitionLeaderElectionStrategy': {
-        const unclean = strategy.allowUnclean || (await this.deps.uncleanLeaderElectionEnabled(tp.topic));
+        const unclean = strategy.allowUnclean || (await uncleanFor(tp.topic));
         result = offlinePartitionLeaderElection(replicas, isr, context.onlineReplicas(tp), unclean);
         recipients = replicas.filter((r) => context.isReplicaOnline(r, tp));
         break;
@@ -245,16 +309,9 @@ export class PartitionStateMachine {
     if (result === null) {
       context.leadership.set(tpString(tp), { state: current.state, zkVersion: current.zkVersion });
       this.failElection(tp, previous, new Error(`Failed to elect leader for partition ${tpString(tp)} under strategy ${renderStrategy(strategy)}`));
-      return 'failed';
+      return null;
     }
-    const state: LeaderIsrAndControllerEpoch = { leader: result.leader, leaderEpoch: current.state.leaderEpoch + 1, isr: result.isr, controllerEpoch: context.epoch };
-    const zkVersion = await zk.updatePartitionState(tp.topic, tp.partition, state, current.zkVersion);
-    if (zkVersion === null) return 'retry';
-    context.leadership.set(tpString(tp), { state, zkVersion });
-    batch.addLeaderAndIsrRequestForBrokers(recipients, tp, false);
-    this.scLog.info(`Changed partition ${tpString(tp)} from ${previous} to OnlinePartition with state ${leaderAndIsr(state, zkVersion)}`);
-    context.partitionStates.set(tpString(tp), 'OnlinePartition');
-    return 'done';
+    return { state: { leader: result.leader, leaderEpoch: current.state.leaderEpoch + 1, isr: result.isr, controllerEpoch: context.epoch }, expectedZkVersion: current.zkVersion, recipients };
   }
 
   private failElection(tp: TopicPartition, previous: PartitionState, cause: Error): void {

@@ -1,6 +1,7 @@
+import { asError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
-import { ControllerZk } from '../zk/controller-zk';
+import { ControllerZk, LeaderIsrWithVersion } from '../zk/controller-zk';
 import { LeaderIsrAndControllerEpoch } from '../zk/znodes/partition-state';
 import { ControllerContext, ReplicaState } from './controller-context';
 import { ControllerRequestBatch } from './controller-request-batch';
@@ -32,7 +33,7 @@ const VALID_PREVIOUS: Record<ReplicaState, readonly ReplicaState[]> = {
 };
 
 /** The ZooKeeper operations the replica state machine uses (narrow, so tests can fake them). */
-export type ReplicaStateMachineZk = Pick<ControllerZk, 'getPartitionState' | 'updatePartitionState'>;
+export type ReplicaStateMachineZk = Pick<ControllerZk, 'getPartitionStates' | 'updatePartitionStates'>;
 
 export interface ReplicaStateMachineDeps {
   controllerId: number;
@@ -145,65 +146,93 @@ export class ReplicaStateMachine {
       this.scLog.trace(`Changed state of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to ${target}`);
       context.setReplicaState(pr.tp, pr.replica, target);
     }
+    const removed = await this.removeReplicasFromIsr(offlineRemovals.map(({ pr }) => pr));
     for (const { pr, current } of offlineRemovals) {
-      if (!(await this.removeReplicaFromIsr(pr))) continue;
+      if (!removed.has(pr)) continue;
       this.scLog.trace(`Changed state of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to OfflineReplica`);
       context.setReplicaState(pr.tp, pr.replica, 'OfflineReplica');
     }
   }
 
   /**
-   * Takes a replica out of the ISR in ZooKeeper (a leader becomes -1; a last ISR member stays, so the partition
-   * remembers who had the data) and tells the other replicas, as Kafka's removeReplicasFromIsr: a replica that is
-   * not in the ISR counts as removed too, with the state as read. Returns false when the change failed (the state
-   * znode is missing or was written by a newer controller, or conflicting writes outlasted the retries).
+   * Takes replicas out of the ISR in ZooKeeper (a leader becomes -1; a last ISR member stays, so the partition
+   * remembers who had the data) and tells the other replicas, as Kafka's removeReplicasFromIsr: the states are read
+   * together, the writes issued together, and those that met a newer zkVersion tried again. A replica that is not
+   * in the ISR counts as removed too, with the state as read. Returns the replicas removed; the others failed (the
+   * state znode is missing or was written by a newer controller, ZooKeeper failed, or conflicting writes outlasted
+   * the retries), each logged.
    */
-  private async removeReplicaFromIsr(pr: PartitionReplica): Promise<boolean> {
+  private async removeReplicasFromIsr(replicas: readonly PartitionReplica[]): Promise<Set<PartitionReplica>> {
     const { context, zk, batch, controllerId } = this.deps;
-    const failed = (reason: string): false => {
+    const removed = new Set<PartitionReplica>();
+    const fail = (pr: PartitionReplica, reason: string): void => {
       this.scLog.error(
         `Controller ${controllerId} epoch ${context.epoch} initiated state change of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${context.replicaState(pr.tp, pr.replica)} to OfflineReplica failed`,
         new Error(reason),
       );
-      return false;
     };
-    for (let attempt = 0; attempt < 10; attempt++) {
-      const current = await zk.getPartitionState(pr.tp.topic, pr.tp.partition);
-      if (current === null) {
-        // A topic being deleted may already have lost its state znodes; that is not a failure.
-        if (context.isTopicQueuedForDeletion(pr.tp.topic)) return true;
-        return failed(`Failed to change state of replica ${pr.replica} for partition ${tpString(pr.tp)} since the leader and isr path in zookeeper is empty`);
-      }
-      if (current.state.controllerEpoch > context.epoch) {
-        return failed(
-          `Leader and isr path written by another controller. This probably means the current controller with epoch ${context.epoch} went through a soft failure and another controller was elected with epoch ${current.state.controllerEpoch}. Aborting state change by this controller`,
-        );
-      }
-      const { state } = current;
-      let next: LeaderIsrAndControllerEpoch;
-      let zkVersion: number;
-      if (!state.isr.includes(pr.replica)) {
-        next = { ...state, controllerEpoch: context.epoch };
-        zkVersion = current.zkVersion;
-      } else {
-        next = {
-          leader: state.leader === pr.replica ? -1 : state.leader,
-          leaderEpoch: state.leaderEpoch + 1,
-          isr: state.isr.length === 1 ? state.isr : state.isr.filter((r) => r !== pr.replica),
-          controllerEpoch: context.epoch,
-        };
-        const written = await zk.updatePartitionState(pr.tp.topic, pr.tp.partition, next, current.zkVersion);
-        if (written === null) continue;
-        zkVersion = written;
-      }
+    const done = (pr: PartitionReplica, next: LeaderIsrAndControllerEpoch, zkVersion: number): void => {
       context.leadership.set(tpString(pr.tp), { state: next, zkVersion });
       this.scLog.info(`Partition ${tpString(pr.tp)} state changed to ${leaderIsrAndControllerEpoch(next, zkVersion)} after removing replica ${pr.replica} from the ISR as part of transition to OfflineReplica`);
       if (!context.isTopicQueuedForDeletion(pr.tp.topic)) {
         const others = context.replicasFor(pr.tp).filter((r) => r !== pr.replica && context.liveBrokers.has(r));
         batch.addLeaderAndIsrRequestForBrokers(others, pr.tp, false);
       }
-      return true;
+      removed.add(pr);
+    };
+    // One replica per partition at a time: two of the same partition would conflict on its zkVersion.
+    let pending = [...replicas];
+    for (let attempt = 0; pending.length > 0 && attempt < 10; attempt++) {
+      const seen = new Set<string>();
+      const round: PartitionReplica[] = [];
+      const later: PartitionReplica[] = [];
+      for (const pr of pending) {
+        const key = tpString(pr.tp);
+        if (seen.has(key)) later.push(pr);
+        else {
+          seen.add(key);
+          round.push(pr);
+        }
+      }
+      const reads = await zk.getPartitionStates(round.map((pr) => pr.tp));
+      const writes: { pr: PartitionReplica; next: LeaderIsrAndControllerEpoch; expectedZkVersion: number }[] = [];
+      round.forEach((pr, i) => {
+        const read = reads[i] as PromiseSettledResult<LeaderIsrWithVersion | null>;
+        if (read.status === 'rejected') return fail(pr, asError(read.reason).message);
+        const current = read.value;
+        if (current === null) {
+          // A topic being deleted may already have lost its state znodes; that is not a failure.
+          if (context.isTopicQueuedForDeletion(pr.tp.topic)) removed.add(pr);
+          else fail(pr, `Failed to change state of replica ${pr.replica} for partition ${tpString(pr.tp)} since the leader and isr path in zookeeper is empty`);
+          return;
+        }
+        if (current.state.controllerEpoch > context.epoch) {
+          return fail(
+            pr,
+            `Leader and isr path written by another controller. This probably means the current controller with epoch ${context.epoch} went through a soft failure and another controller was elected with epoch ${current.state.controllerEpoch}. Aborting state change by this controller`,
+          );
+        }
+        const { state } = current;
+        if (!state.isr.includes(pr.replica)) return done(pr, { ...state, controllerEpoch: context.epoch }, current.zkVersion);
+        const next = {
+          leader: state.leader === pr.replica ? -1 : state.leader,
+          leaderEpoch: state.leaderEpoch + 1,
+          isr: state.isr.length === 1 ? state.isr : state.isr.filter((r) => r !== pr.replica),
+          controllerEpoch: context.epoch,
+        };
+        writes.push({ pr, next, expectedZkVersion: current.zkVersion });
+      });
+      const written = await zk.updatePartitionStates(writes.map((w) => ({ topic: w.pr.tp.topic, partition: w.pr.tp.partition, state: w.next, expectedZkVersion: w.expectedZkVersion })));
+      const retry: PartitionReplica[] = [];
+      writes.forEach((w, i) => {
+        const outcome = written[i] as PromiseSettledResult<number | null>;
+        if (outcome.status === 'rejected') fail(w.pr, asError(outcome.reason).message);
+        else if (outcome.value === null) retry.push(w.pr);
+        else done(w.pr, w.next, outcome.value);
+      });
+      pending = [...retry, ...later];
     }
-    return failed(`Failed to remove replica ${pr.replica} from the ISR of partition ${tpString(pr.tp)}: the state znode kept changing`);
+    for (const pr of pending) fail(pr, `Failed to remove replica ${pr.replica} from the ISR of partition ${tpString(pr.tp)}: the state znode kept changing`);
+    return removed;
   }
 }

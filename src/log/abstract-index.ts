@@ -4,7 +4,9 @@ import * as fs from 'node:fs';
  * What the offset and time indexes share: fixed-size big-endian entries kept in memory (Node has no mmap) and
  * mirrored to the index file by positional writes.
  *
- * Kafka pre-allocates index files to segment.index.bytes and memory-maps them; here the file holds exactly the
+ * Kafka pre-allocates index files to segment.index.bytes and memory-maps them, closing their descriptors, so that a
+ * segment costs one descriptor (its .log). Here, likewise, an index holds no descriptor: each write opens the file,
+ * writes and closes it, and writes are rare. The file holds exactly the
  * entries persisted so far, so its length says how many entries it has, and "full" is an entry count
  * (segment.index.bytes / entrySize). New entries are written to the file lazily (`persist`: on flush, roll,
  * truncation and close), in one write, instead of one syscall per entry: an index file that lags behind is
@@ -18,7 +20,8 @@ export abstract class AbstractIndex {
   protected entryCount = 0;
   /** Entries [0, persisted) are in the file. */
   private persisted = 0;
-  private fd: number | undefined;
+  /** Whether the file was written since its last fdatasync (flush skips a clean file, as msync of clean pages). */
+  private dirty = false;
   private maxEntriesValue: number;
   /** Current length of the file (as found when opened, then as written); the sanity check uses it. */
   protected fileLength: number;
@@ -28,11 +31,13 @@ export abstract class AbstractIndex {
     readonly baseOffset: number,
     maxIndexSize: number,
     protected readonly entrySize: number,
+    /** The file cannot exist yet (a new partition's directory): it is created without being looked for. */
+    fresh = false,
   ) {
     this.maxEntriesValue = Math.floor(maxIndexSize / entrySize);
     let existing: Buffer | undefined;
     try {
-      existing = fs.readFileSync(file);
+      if (!fresh) existing = fs.readFileSync(file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
@@ -42,7 +47,7 @@ export abstract class AbstractIndex {
     if (existing !== undefined) existing.copy(this.buf, 0, 0, whole * entrySize);
     this.entryCount = whole;
     this.persisted = whole;
-    if (existing === undefined) this.openFd();
+    if (existing === undefined) this.withFd(() => undefined);
   }
 
   get entries(): number {
@@ -90,7 +95,7 @@ export abstract class AbstractIndex {
     if (this.persisted >= this.entryCount) return;
     const from = this.persisted * this.entrySize;
     const to = this.entryCount * this.entrySize;
-    fs.writeSync(this.openFd(), this.buf, from, to - from, from);
+    this.withFd((fd) => fs.writeSync(fd, this.buf, from, to - from, from));
     this.persisted = this.entryCount;
     this.fileLength = to;
   }
@@ -99,7 +104,7 @@ export abstract class AbstractIndex {
     if (n >= this.entryCount && this.fileLength === this.persisted * this.entrySize) return;
     this.entryCount = Math.min(n, this.entryCount);
     this.persisted = Math.min(this.persisted, this.entryCount);
-    fs.ftruncateSync(this.openFd(), this.persisted * this.entrySize);
+    this.withFd((fd) => fs.ftruncateSync(fd, this.persisted * this.entrySize));
     this.fileLength = this.persisted * this.entrySize;
     this.persist();
   }
@@ -121,21 +126,32 @@ export abstract class AbstractIndex {
 
   async flush(): Promise<void> {
     this.persist();
-    if (this.fd === undefined) return;
-    const fd = this.fd;
-    await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    if (!this.dirty) return;
+    this.dirty = false;
+    const fd = await fs.promises.open(this.file, 'r+');
+    try {
+      await fd.datasync();
+    } catch (err) {
+      this.dirty = true;
+      throw err;
+    } finally {
+      await fd.close();
+    }
   }
 
   flushSync(): void {
     this.persist();
-    if (this.fd !== undefined) fs.fdatasyncSync(this.fd);
+    if (!this.dirty) return;
+    this.withFd((fd) => fs.fdatasyncSync(fd));
+    this.dirty = false;
   }
 
   /** Makes sure the file exists with exactly the in-memory entries (after a rebuild or for a new segment). */
   writeAll(): void {
-    const fd = this.openFd();
-    fs.ftruncateSync(fd, 0);
-    if (this.entryCount > 0) fs.writeSync(fd, this.buf, 0, this.entryCount * this.entrySize, 0);
+    this.withFd((fd) => {
+      fs.ftruncateSync(fd, 0);
+      if (this.entryCount > 0) fs.writeSync(fd, this.buf, 0, this.entryCount * this.entrySize, 0);
+    });
     this.persisted = this.entryCount;
     this.fileLength = this.entryCount * this.entrySize;
   }
@@ -146,18 +162,12 @@ export abstract class AbstractIndex {
   }
 
   close(): void {
-    if (this.fd !== undefined) {
-      this.persist();
-      fs.closeSync(this.fd);
-    }
-    this.fd = undefined;
+    this.persist();
   }
 
-  /** Closes the descriptor without writing pending entries (the log dir failed). */
+  /** Drops pending entries without writing them (the log dir failed); there is no descriptor to close. */
   closeHandler(): void {
-    const fd = this.fd;
-    this.fd = undefined;
-    if (fd !== undefined) fs.closeSync(fd);
+    this.persisted = this.entryCount;
   }
 
   deleteIfExists(): boolean {
@@ -172,9 +182,16 @@ export abstract class AbstractIndex {
     }
   }
 
-  private openFd(): number {
-    if (this.fd === undefined) this.fd = fs.openSync(this.file, fs.existsSync(this.file) ? 'r+' : 'w+');
-    return this.fd;
+  /** Opens the file (creating it), runs `use` and closes it whatever happens. */
+  private withFd<T>(use: (fd: number) => T): T {
+    const fd = fs.openSync(this.file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644);
+    try {
+      const result = use(fd);
+      this.dirty = true;
+      return result;
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 }
 

@@ -34,6 +34,8 @@ import { LogSegments } from './log-segments';
  */
 export interface LoadParams {
   readonly dir: string;
+  /** The directory was just created: nothing to scan or recover, one empty segment at the log start offset. */
+  readonly fresh?: boolean;
   readonly config: LogConfig;
   readonly logStartOffsetCheckpoint: number;
   readonly recoveryPointCheckpoint: number;
@@ -92,6 +94,13 @@ function recoverSegment(segment: LogSegment, cache: LeaderEpochFileCache) {
 }
 
 export function loadLog(p: LoadParams): LoadedLog {
+  if (p.fresh === true) {
+    // A new partition (thousands at once when topics are created): no directory listings, no existence checks.
+    const segments = new LogSegments();
+    const start = p.logStartOffsetCheckpoint;
+    segments.add(LogSegment.open(p.dir, start, { ...segmentOpenOptions(p.config, p.now), fresh: true }));
+    return { segments, logStartOffset: start, recoveryPoint: start, nextOffset: start };
+  }
   fs.mkdirSync(p.dir, { recursive: true });
   removeTemporaryFiles(p.dir, p.logger);
   const segments = new LogSegments();

@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { LoopYield } from '../common/loop-yield';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger } from '../common/logging/logging';
 import { Clock } from '../common/time';
@@ -110,7 +111,7 @@ export class LogManager {
     this.createAndValidateLogDirs();
     for (const dir of this.liveLogDirs()) {
       try {
-        this.loadLogDir(dir);
+        await this.loadLogDir(dir);
       } catch (err) {
         if (isResourceError(err)) throw new Error(`Error while loading log dir ${dir}: ${errnoOf(err)} is a limit of this process or host, not a failure of the dir`, { cause: err });
         if (!isIoError(err)) throw err;
@@ -349,7 +350,7 @@ export class LogManager {
 
   // ---- internals ----
 
-  private loadLogDir(dir: string): void {
+  private async loadLogDir(dir: string): Promise<void> {
     const start = this.p.clock.nowMs();
     const cleanShutdownFile = path.join(dir, CLEAN_SHUTDOWN_FILE);
     const hadCleanShutdown = fs.existsSync(cleanShutdownFile);
@@ -361,7 +362,11 @@ export class LogManager {
     const cleanerOffsets = this.readCheckpoint(dir, CLEANER_OFFSET_CHECKPOINT_FILE);
     const entries = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
     let loaded = 0;
+    // Thousands of logs load in seconds, all synchronous file work: pause now and then so that the ZooKeeper
+    // session (already open) and timers keep running.
+    const pause = new LoopYield();
     for (const entry of entries) {
+      await pause.maybeYield();
       const logDir = path.join(dir, entry.name);
       if (isDeleteDirName(entry.name)) {
         this.scheduleDirDeletion(logDir);
@@ -438,6 +443,9 @@ export class LogManager {
 
   /** Live log dirs ordered by how many partitions they hold, fewest first (stable for ties). */
   private nextLogDirs(): string[] {
+    const live = this.liveLogDirs();
+    // As Kafka: with one dir there is nothing to count (counting is a pass over every log, per new log).
+    if (live.length <= 1) return live;
     const counts = new Map<string, number>();
     for (const dir of this.liveLogDirs()) counts.set(dir, 0);
     for (const log of this.logs.values()) if (counts.has(log.parentDir)) counts.set(log.parentDir, (counts.get(log.parentDir) ?? 0) + 1);

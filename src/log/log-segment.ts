@@ -106,17 +106,18 @@ export class LogSegment {
   static open(
     dir: string,
     baseOffset: number,
-    opts: { indexIntervalBytes: number; maxIndexSize: number; rollJitterMs: number; now: number; fileSuffix?: string },
+    opts: { indexIntervalBytes: number; maxIndexSize: number; rollJitterMs: number; now: number; fileSuffix?: string; fresh?: boolean },
   ): LogSegment {
     const suffix = opts.fileSuffix ?? '';
     const file = logFile(dir, baseOffset, suffix);
-    const existed = fs.existsSync(file);
+    const fresh = opts.fresh === true;
+    const existed = !fresh && fs.existsSync(file);
     const fd = fs.openSync(file, existed ? 'r+' : 'w+');
     let offsetIndex: OffsetIndex | undefined;
     try {
-      const size = fs.fstatSync(fd).size;
-      offsetIndex = new OffsetIndex(offsetIndexFile(dir, baseOffset, suffix), baseOffset, opts.maxIndexSize);
-      const timeIndex = new TimeIndex(timeIndexFile(dir, baseOffset, suffix), baseOffset, opts.maxIndexSize);
+      const size = existed ? fs.fstatSync(fd).size : 0;
+      offsetIndex = new OffsetIndex(offsetIndexFile(dir, baseOffset, suffix), baseOffset, opts.maxIndexSize, fresh);
+      const timeIndex = new TimeIndex(timeIndexFile(dir, baseOffset, suffix), baseOffset, opts.maxIndexSize, fresh);
       const segment = new LogSegment(dir, baseOffset, offsetIndex, timeIndex, opts.indexIntervalBytes, opts.rollJitterMs, opts.now, fd, size);
       segment.logPath = file;
       return segment;

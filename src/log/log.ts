@@ -101,6 +101,7 @@ export class Log {
   private lastFlushTimeValue: number;
   private truncations = 0;
   private offline = false;
+  private parentDirValue: string | undefined;
   /** A write failed without taking the dir offline: bytes and index entries were reserved for appends never written. */
   private unwrittenReservations = false;
   private closed = false;
@@ -120,10 +121,12 @@ export class Log {
     this.failureChannel = p.failureChannel ?? new LogDirFailureChannel();
     this.logger = getLogger('kafka.log.Log', `[Log partition=${tpString(tp)}, dir=${this.parentDir}] `);
     const started = p.clock.nowMs();
-    fs.mkdirSync(dir, { recursive: true });
+    // mkdir answers the first directory it made: none when the partition's directory was there already.
+    const fresh = fs.mkdirSync(dir, { recursive: true }) !== undefined;
     this.leaderEpochCache = new LeaderEpochFileCache(path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
     const loaded = loadLog({
       dir,
+      fresh,
       config: p.config,
       logStartOffsetCheckpoint: p.logStartOffset ?? 0,
       recoveryPointCheckpoint: p.recoveryPoint ?? 0,
@@ -163,7 +166,9 @@ export class Log {
   }
 
   get parentDir(): string {
-    return path.dirname(this.dir);
+    // Asked for every log on each checkpoint and per-dir pass: computed once (dir never changes).
+    this.parentDirValue ??= path.dirname(this.dir);
+    return this.parentDirValue;
   }
 
   get config(): LogConfig {

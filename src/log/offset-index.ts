@@ -23,8 +23,8 @@ const ENTRY_SIZE = 8;
 export class OffsetIndex extends AbstractIndex {
   private readonly scratch = Buffer.alloc(ENTRY_SIZE);
 
-  constructor(file: string, baseOffset: number, maxIndexSize: number) {
-    super(file, baseOffset, maxIndexSize, ENTRY_SIZE);
+  constructor(file: string, baseOffset: number, maxIndexSize: number, fresh = false) {
+    super(file, baseOffset, maxIndexSize, ENTRY_SIZE, fresh);
   }
 
   entry(slot: number): OffsetPosition {

@@ -22,8 +22,8 @@ const ENTRY_SIZE = 12;
 export class TimeIndex extends AbstractIndex {
   private readonly scratch = Buffer.alloc(ENTRY_SIZE);
 
-  constructor(file: string, baseOffset: number, maxIndexSize: number) {
-    super(file, baseOffset, maxIndexSize, ENTRY_SIZE);
+  constructor(file: string, baseOffset: number, maxIndexSize: number, fresh = false) {
+    super(file, baseOffset, maxIndexSize, ENTRY_SIZE, fresh);
   }
 
   override isFull(): boolean {

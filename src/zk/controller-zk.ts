@@ -12,6 +12,13 @@ import { PartitionListZNode, TopicPartitionRef } from './znodes/admin-znodes';
 /** Another broker holds the controllership (Kafka's ControllerMovedException). */
 export class ControllerMovedError extends Error {}
 
+/** A partition and the leader and ISR to write for it. */
+export interface PartitionStateEntry {
+  topic: string;
+  partition: number;
+  state: LeaderIsrAndControllerEpoch;
+}
+
 export interface LeaderIsrWithVersion {
   state: LeaderIsrAndControllerEpoch;
   zkVersion: number;
@@ -240,6 +247,48 @@ export class ControllerZk {
     }
   }
 
+  /**
+   * Creates the state nodes of many new partitions as Kafka's createTopicPartitionStatesRaw does since 1.1: first
+   * every topic's `partitions` node, then every partition's node, then the states, each step's requests in flight
+   * together (the client keeps at most zookeeper.max.in.flight.requests outstanding). One outcome per entry, in
+   * order: true created, false already there; a rejection is that partition's ZooKeeper error.
+   */
+  async createPartitionStates(entries: readonly PartitionStateEntry[]): Promise<PromiseSettledResult<boolean>[]> {
+    const ignoreExisting = (err: unknown): void => {
+      if (!(err instanceof ZkError && err.code === 'NODEEXISTS')) throw err;
+    };
+    const topics = [...new Set(entries.map((e) => e.topic))];
+    const topicResults = await Promise.allSettled(topics.map((t) => this.zk.create(ZkPaths.topicPartitions(t), null).then(() => undefined, ignoreExisting)));
+    const topicError = new Map<string, unknown>();
+    topics.forEach((t, i) => {
+      const r = topicResults[i] as PromiseSettledResult<void>;
+      if (r.status === 'rejected') topicError.set(t, r.reason);
+    });
+    return Promise.allSettled(
+      entries.map(async (e) => {
+        if (topicError.has(e.topic)) throw topicError.get(e.topic);
+        await this.zk.create(ZkPaths.topicPartition(e.topic, e.partition), null).then(() => undefined, ignoreExisting);
+        return this.zk.create(ZkPaths.partitionState(e.topic, e.partition), PartitionStateZNode.encode(e.state)).then(
+          () => true,
+          (err: unknown) => {
+            ignoreExisting(err);
+            return false;
+          },
+        );
+      }),
+    );
+  }
+
+  /** Many partitions' leader and ISR, read with their requests in flight together (Kafka's getTopicPartitionStatesRaw). */
+  getPartitionStates(partitions: readonly TopicPartitionRef[]): Promise<PromiseSettledResult<LeaderIsrWithVersion | null>[]> {
+    return Promise.allSettled(partitions.map((tp) => this.getPartitionState(tp.topic, tp.partition)));
+  }
+
+  /** Conditional writes of many partitions' leader and ISR in flight together (Kafka's updateLeaderAndIsr). */
+  updatePartitionStates(updates: readonly (PartitionStateEntry & { expectedZkVersion: number })[]): Promise<PromiseSettledResult<number | null>[]> {
+    return Promise.allSettled(updates.map((u) => this.updatePartitionState(u.topic, u.partition, u.state, u.expectedZkVersion)));
+  }
+
   /** Conditional write of a partition's leader and ISR; resolves with the new zkVersion, or null on BADVERSION/NONODE. */
   async updatePartitionState(topic: string, partition: number, state: LeaderIsrAndControllerEpoch, expectedZkVersion: number): Promise<number | null> {
     try {
@@ -256,7 +305,7 @@ export class ControllerZk {
   }
 
   async deleteTopicDeletionNodes(topics: readonly string[]): Promise<void> {
-    for (const t of topics) await this.deleteIfExists(ZkPaths.deleteTopic(t));
+    await Promise.all(topics.map((t) => this.deleteIfExists(ZkPaths.deleteTopic(t))));
   }
 
   /** Removes a deleted topic's znodes: assignment subtree, config, deletion request. */
@@ -273,9 +322,10 @@ export class ControllerZk {
   /** The partitions listed in sequential notification children under `root` (ISR change notifications). */
   async readPartitionNotifications(root: string, children: readonly string[]): Promise<TopicPartitionRef[]> {
     const result: TopicPartitionRef[] = [];
-    for (const child of children) {
-      const node = await this.zk.getData(`${root}/${child}`);
-      if (node === null) continue;
+    const nodes = await Promise.all(children.map((child) => this.zk.getData(`${root}/${child}`)));
+    for (const [i, child] of children.entries()) {
+      const node = nodes[i];
+      if (node === null || node === undefined) continue;
       try {
         result.push(...PartitionListZNode.decode(`${root}/${child}`, node.data));
       } catch (err) {
@@ -286,7 +336,7 @@ export class ControllerZk {
   }
 
   async deleteChildren(root: string, children: readonly string[]): Promise<void> {
-    for (const child of children) await this.deleteIfExists(`${root}/${child}`);
+    await Promise.all(children.map((child) => this.deleteIfExists(`${root}/${child}`)));
   }
 
   /**

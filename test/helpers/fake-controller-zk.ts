@@ -1,5 +1,5 @@
 import { TopicPartition, tpString } from '../../src/common/topic-partition';
-import { ControllerZk, LeaderIsrWithVersion } from '../../src/zk/controller-zk';
+import { ControllerZk, LeaderIsrWithVersion, PartitionStateEntry } from '../../src/zk/controller-zk';
 import { LeaderIsrAndControllerEpoch } from '../../src/zk/znodes/partition-state';
 
 /** One call the code under test made, with what the fake answered. */
@@ -8,14 +8,18 @@ export type ZkCall =
   | { op: 'create'; tp: string; state: LeaderIsrAndControllerEpoch; result: boolean }
   | { op: 'update'; tp: string; state: LeaderIsrAndControllerEpoch; expectedZkVersion: number; result: number | null };
 
-type PartitionStateOps = Pick<ControllerZk, 'getPartitionState' | 'createPartitionState' | 'updatePartitionState'>;
+type PartitionStateOps = Pick<
+  ControllerZk,
+  'getPartitionState' | 'createPartitionState' | 'updatePartitionState' | 'createPartitionStates' | 'getPartitionStates' | 'updatePartitionStates'
+>;
 
 /**
  * In-memory stand-in for the partition-state part of ControllerZk, i.e. the znodes
  * `/brokers/topics/<t>/partitions/<p>/state` as ZooKeeper keeps them: data plus a dataVersion (the zkVersion).
  * `createPartitionState` fails (false) when the node exists; `updatePartitionState` is a conditional setData:
  * it succeeds only on the current version, bumping it, and answers null on BADVERSION or NONODE, as the real
- * one does. Every call is recorded in `calls`; `beforeNextUpdate` lets a test play a concurrent writer (the
+ * one does. The batch forms (`createPartitionStates`, ...) are the single calls in order, each outcome settled on
+ * its own, as ControllerZk's requests in flight together. Every call is recorded in `calls`; `beforeNextUpdate` lets a test play a concurrent writer (the
  * partition leader shrinking the ISR, another controller) between the code's read and its write.
  */
 export class FakeControllerZk implements PartitionStateOps {
@@ -87,6 +91,18 @@ export class FakeControllerZk implements PartitionStateOps {
     }
     this.calls.push({ op: 'update', tp, state: clone(state), expectedZkVersion, result });
     return result;
+  }
+
+  createPartitionStates(entries: readonly PartitionStateEntry[]): Promise<PromiseSettledResult<boolean>[]> {
+    return Promise.allSettled(entries.map((e) => this.createPartitionState(e.topic, e.partition, e.state)));
+  }
+
+  getPartitionStates(partitions: readonly TopicPartition[]): Promise<PromiseSettledResult<LeaderIsrWithVersion | null>[]> {
+    return Promise.allSettled(partitions.map((tp) => this.getPartitionState(tp.topic, tp.partition)));
+  }
+
+  updatePartitionStates(updates: readonly (PartitionStateEntry & { expectedZkVersion: number })[]): Promise<PromiseSettledResult<number | null>[]> {
+    return Promise.allSettled(updates.map((u) => this.updatePartitionState(u.topic, u.partition, u.state, u.expectedZkVersion)));
   }
 
   private maybeFail(op: 'get' | 'create' | 'update'): void {

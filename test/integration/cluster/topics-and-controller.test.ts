@@ -85,9 +85,12 @@ describe('controller, topics and the data path on 3 brokers', () => {
     const leaders = await cluster.waitForLeaders('doomed', 3);
     const deleted = await topics(cluster, '--delete', '--topic', 'doomed');
     expect(deleted.stdout).toBe('Topic doomed is marked for deletion.\nNote: This will have no impact if delete.topic.enable is not set to true.');
-    await waitUntil(async () => (await cluster.zk.exists(`${cluster.chroot}/brokers/topics/doomed`)) === null, { timeoutMs: 30000, message: 'the topic znodes to go' });
-    expect(await cluster.zk.exists(`${cluster.chroot}/admin/delete_topics/doomed`)).toBeNull();
-    expect(await cluster.zk.exists(`${cluster.chroot}/config/topics/doomed`)).toBeNull();
+    // As Kafka, the controller removes the topic, then its config, then the deletion request.
+    const gone = async (p: string): Promise<boolean> => (await cluster.zk.exists(`${cluster.chroot}${p}`)) === null;
+    await waitUntil(async () => (await gone('/brokers/topics/doomed')) && (await gone('/config/topics/doomed')) && (await gone('/admin/delete_topics/doomed')), {
+      timeoutMs: 30000,
+      message: 'the topic, its config and its deletion request to go',
+    });
     const dir = cluster.broker(leaders[0] as number).logDirs[0] as string;
     expect(fs.readdirSync(dir).filter((d) => d.startsWith('doomed-0'))).toEqual([expect.stringMatching(/^doomed-0\.[0-9a-f]{32}-delete$/)]);
     const controller = (await cluster.controllerId()) as number;

@@ -158,13 +158,18 @@ describe('NewPartition -> OnlinePartition', () => {
     expect(f.channel.sent).toEqual([]);
   });
 
-  it('NewPartition -> OnlinePartition: a ZooKeeper error from the create rejects, the partition stays New and the batch is closed', async () => {
+  it('NewPartition -> OnlinePartition: a ZooKeeper error from the create fails that partition only (as Kafka), which stays New, and the batch is closed', async () => {
+    const tp1 = { topic: 't', partition: 1 };
     given(tp, [1, 2], 'NewPartition');
+    given(tp1, [2, 1], 'NewPartition');
     zk.failNext('create', new Error('connection loss'));
-    await expect(psm.handleStateChanges([tp], 'OnlinePartition', OFFLINE)).rejects.toThrow('connection loss');
+    expect(await psm.handleStateChanges([tp, tp1], 'OnlinePartition', OFFLINE)).toEqual([tp]);
     expect(f.context.partitionState(tp)).toBe('NewPartition');
-    expect(f.channel.sent).toEqual([]);
-    // The batch was sent (empty) and closed: the next state change can open one.
+    expect(f.context.partitionState(tp1)).toBe('OnlinePartition');
+    // Only tp1 went out; tp has no state node and no request.
+    expect(zk.node(tp)).toBeUndefined();
+    expect(new Set(Object.values(f.channel.leaderAndIsr()).flatMap((entries) => entries.map((e) => e.tp)))).toEqual(new Set([tpString(tp1)]));
+    // The batch was sent and closed: the next state change can open one.
     expect(await psm.handleStateChanges([tp], 'OnlinePartition', OFFLINE)).toEqual([]);
     expect(f.context.partitionState(tp)).toBe('OnlinePartition');
   });
