@@ -20,8 +20,8 @@ export class Watchers<K> {
     const k = this.keyOf(key);
     const set = this.waiters.get(k);
     if (set === undefined) return;
-    this.waiters.delete(k);
-    for (const wake of set) wake();
+    // Waiters remove themselves when they complete (waitUntil's stay registered until then).
+    for (const wake of [...set]) wake();
   }
 
   /** Resolves true when one of `keys` is notified, false when `timeoutMs` passes first. */
@@ -32,7 +32,12 @@ export class Watchers<K> {
       const wake = (): void => finish(true);
       const finish = (changed: boolean): void => {
         timer.cancel();
-        for (const k of ks) this.waiters.get(k)?.delete(wake);
+        for (const k of ks) {
+          const set = this.waiters.get(k);
+          if (set === undefined) continue;
+          set.delete(wake);
+          if (set.size === 0) this.waiters.delete(k);
+        }
         resolve(changed);
       };
       const timer = this.clock.setTimer(() => finish(false), timeoutMs);
@@ -45,16 +50,45 @@ export class Watchers<K> {
   }
 
   /**
-   * Waits until `done()` holds, re-checking whenever one of `keysOf()` is notified; resolves false if
-   * `timeoutMs` passes first (Kafka's tryComplete / onExpiration pair).
+   * Waits until `done()` holds, re-checking whenever one of `keysOf()` (read once, when it parks) is notified;
+   * resolves false if `timeoutMs` passes first (Kafka's tryComplete / onExpiration pair). The waiter stays
+   * registered on its keys until it completes: a fetch parked on thousands of partitions (a follower's) is woken
+   * by each of their changes, and registering it again after every wake would cost as many set operations each
+   * time. Notifications within one turn of the event loop cost one check.
    */
-  async waitUntil(done: () => boolean, keysOf: () => readonly K[], timeoutMs: number): Promise<boolean> {
-    const deadline = this.clock.nowMs() + Math.max(0, timeoutMs);
-    while (!done()) {
-      const left = deadline - this.clock.nowMs();
-      if (left <= 0) return false;
-      await this.waitForChange(keysOf(), left);
-    }
-    return true;
+  waitUntil(done: () => boolean, keysOf: () => readonly K[], timeoutMs: number): Promise<boolean> {
+    if (done()) return Promise.resolve(true);
+    if (timeoutMs <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const ks = [...new Set(keysOf().map(this.keyOf))];
+      let finished = false;
+      let checkQueued = false;
+      const finish = (result: boolean): void => {
+        if (finished) return;
+        finished = true;
+        timer.cancel();
+        for (const k of ks) {
+          const set = this.waiters.get(k);
+          if (set === undefined) continue;
+          set.delete(wake);
+          if (set.size === 0) this.waiters.delete(k);
+        }
+        resolve(result);
+      };
+      const wake = (): void => {
+        if (checkQueued || finished) return;
+        checkQueued = true;
+        queueMicrotask(() => {
+          checkQueued = false;
+          if (!finished && done()) finish(true);
+        });
+      };
+      const timer = this.clock.setTimer(() => finish(done()), timeoutMs);
+      for (const k of ks) {
+        let set = this.waiters.get(k);
+        if (!set) this.waiters.set(k, (set = new Set()));
+        set.add(wake);
+      }
+    });
   }
 }

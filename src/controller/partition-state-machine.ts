@@ -5,6 +5,7 @@ import { ControllerZk, LeaderIsrWithVersion } from '../zk/controller-zk';
 import { LeaderIsrAndControllerEpoch } from '../zk/znodes/partition-state';
 import { ControllerContext, PartitionState } from './controller-context';
 import { ControllerRequestBatch } from './controller-request-batch';
+import { partitionStatesFor } from './partition-state-reads';
 import { controlledShutdownPartitionLeaderElection, ElectionResult, offlinePartitionLeaderElection, preferredReplicaPartitionLeaderElection, reassignPartitionLeaderElection } from './election';
 import { csv, leaderAndIsr } from './scala-render';
 
@@ -221,7 +222,7 @@ export class PartitionStateMachine {
     for (let attempt = 0; remaining.length > 0 && attempt < 10; attempt++) {
       if (attempt > 0) this.log.info(`Retrying leader election with strategy ${renderStrategy(strategy)} for partitions ${remaining.map(tpString).join(', ')}`);
       const retry: TopicPartition[] = [];
-      const reads = await this.deps.zk.getPartitionStates(remaining);
+      const reads = await partitionStatesFor(this.deps.zk, this.deps.context, remaining, attempt === 0);
       const writes: { tp: TopicPartition; previous: PartitionState; state: LeaderIsrAndControllerEpoch; expectedZkVersion: number; recipients: number[] }[] = [];
       for (let i = 0; i < remaining.length; i++) {
         const tp = remaining[i] as TopicPartition;
@@ -232,8 +233,9 @@ export class PartitionStateMachine {
           failed.push(tp);
           continue;
         }
-        const planned = await this.planElection(tp, read.value, strategy, uncleanFor);
-        if (planned === null) failed.push(tp);
+        const planned = await this.planElection(tp, read.value, strategy, uncleanFor, attempt === 0);
+        if (planned === 'reread') retry.push(tp);
+        else if (planned === null) failed.push(tp);
         else writes.push({ tp, previous, ...planned });
       }
       const written = await this.deps.zk.updatePartitionStates(writes.map((w) => ({ topic: w.tp.topic, partition: w.tp.partition, state: w.state, expectedZkVersion: w.expectedZkVersion })));
@@ -263,7 +265,8 @@ export class PartitionStateMachine {
     current: LeaderIsrWithVersion | null,
     strategy: ElectionStrategy,
     uncleanFor: (topic: string) => Promise<boolean>,
-  ): Promise<{ state: LeaderIsrAndControllerEpoch; expectedZkVersion: number; recipients: number[] } | null> {
+    fromCache: boolean,
+  ): Promise<{ state: LeaderIsrAndControllerEpoch; expectedZkVersion: number; recipients: number[] } | null | 'reread'> {
     const { context } = this.deps;
     const previous = context.partitionState(tp);
     if (current === null) {
@@ -307,6 +310,8 @@ export class PartitionStateMachine {
       }
     }
     if (result === null) {
+      // No write would check a cached state: a failure is decided on what ZooKeeper holds.
+      if (fromCache) return 'reread';
       context.leadership.set(tpString(tp), { state: current.state, zkVersion: current.zkVersion });
       this.failElection(tp, previous, new Error(`Failed to elect leader for partition ${tpString(tp)} under strategy ${renderStrategy(strategy)}`));
       return null;

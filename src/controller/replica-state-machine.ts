@@ -1,4 +1,5 @@
 import { asError } from '../common/kafka-error';
+import { partitionStatesFor } from './partition-state-reads';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { ControllerZk, LeaderIsrWithVersion } from '../zk/controller-zk';
@@ -194,7 +195,8 @@ export class ReplicaStateMachine {
           round.push(pr);
         }
       }
-      const reads = await zk.getPartitionStates(round.map((pr) => pr.tp));
+      const reads = await partitionStatesFor(zk, context, round.map((pr) => pr.tp), attempt === 0);
+      const rereads: PartitionReplica[] = [];
       const writes: { pr: PartitionReplica; next: LeaderIsrAndControllerEpoch; expectedZkVersion: number }[] = [];
       round.forEach((pr, i) => {
         const read = reads[i] as PromiseSettledResult<LeaderIsrWithVersion | null>;
@@ -213,7 +215,11 @@ export class ReplicaStateMachine {
           );
         }
         const { state } = current;
-        if (!state.isr.includes(pr.replica)) return done(pr, { ...state, controllerEpoch: context.epoch }, current.zkVersion);
+        if (!state.isr.includes(pr.replica)) {
+          // Nothing is written, so nothing would check a cached state: the others hear the state as ZooKeeper has it.
+          if (attempt === 0) return void rereads.push(pr);
+          return done(pr, { ...state, controllerEpoch: context.epoch }, current.zkVersion);
+        }
         const next = {
           leader: state.leader === pr.replica ? -1 : state.leader,
           leaderEpoch: state.leaderEpoch + 1,
@@ -230,7 +236,7 @@ export class ReplicaStateMachine {
         else if (outcome.value === null) retry.push(w.pr);
         else done(w.pr, w.next, outcome.value);
       });
-      pending = [...retry, ...later];
+      pending = [...rereads, ...retry, ...later];
     }
     for (const pr of pending) fail(pr, `Failed to remove replica ${pr.replica} from the ISR of partition ${tpString(pr.tp)}: the state znode kept changing`);
     return removed;

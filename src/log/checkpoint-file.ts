@@ -27,9 +27,7 @@ export class CheckpointFile<T> {
   ) {}
 
   write(entries: Iterable<T>): void {
-    const lines: string[] = [];
-    for (const e of entries) lines.push(this.formatter.toLine(e));
-    const text = `${VERSION}\n${lines.length}\n${lines.map((l) => l + '\n').join('')}`;
+    const text = this.render(entries);
     const tmp = this.file + TMP_FILE_SUFFIX;
     const fd = fs.openSync(tmp, 'w');
     try {
@@ -40,6 +38,36 @@ export class CheckpointFile<T> {
     }
     fs.renameSync(tmp, this.file);
     syncDir(path.dirname(this.file));
+  }
+
+  /** `write` off the event loop (libuv's pool): same steps, same crash safety. Callers serialise writes of one file. */
+  async writeAsync(entries: Iterable<T>): Promise<void> {
+    const text = this.render(entries);
+    const tmp = this.file + TMP_FILE_SUFFIX;
+    const fd = await fs.promises.open(tmp, 'w');
+    try {
+      await fd.writeFile(text);
+      await fd.sync();
+    } finally {
+      await fd.close();
+    }
+    await fs.promises.rename(tmp, this.file);
+    try {
+      const dir = await fs.promises.open(path.dirname(this.file), 'r');
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+    } catch {
+      // As syncDir: some file systems refuse fsync on directories; the rename is still atomic.
+    }
+  }
+
+  private render(entries: Iterable<T>): string {
+    const lines: string[] = [];
+    for (const e of entries) lines.push(this.formatter.toLine(e));
+    return `${VERSION}\n${lines.length}\n${lines.map((l) => l + '\n').join('')}`;
   }
 
   /** The entries, or [] if the file does not exist. Throws on a malformed file, naming it. */

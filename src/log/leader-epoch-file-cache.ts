@@ -12,14 +12,28 @@ export const UNDEFINED_EPOCH_OFFSET = -1;
 /**
  * Which leader epoch wrote which offsets (KIP-101), persisted to the partition's `leader-epoch-checkpoint` as
  * `epoch startOffset` lines in the checkpoint format. Entries have strictly increasing epochs and start
- * offsets. Followers use `endOffsetFor` (OffsetsForLeaderEpoch) to find where to truncate. Every change is
- * written through to the file. Mutated only under the log's append queue.
+ * offsets. Followers use `endOffsetFor` (OffsetsForLeaderEpoch) to find where to truncate. Mutated only under
+ * the log's append queue.
+ *
+ * Every change is written to the file (tmp, fsync, rename, fsync of the dir), by default at once. With
+ * `writeBehind` the write runs off the event loop instead, one at a time, each writing the latest entries (changes
+ * made during a write share the next): a leader change of thousands of partitions is thousands of fsyncs, which
+ * Kafka spreads over its request handler threads and which here would hold the one event loop for seconds.
+ * `flushed()` is the barrier: the log awaits it before it moves its recovery point, truncates or closes, so an
+ * epoch the file lacks after a crash is one of data above the recovery point, which recovery reads again and
+ * re-assigns (and an entry beyond the end, from a lost truncation, is cut at load).
  */
 export class LeaderEpochFileCache {
   private epochs: EpochEntry[];
   private readonly checkpoint: CheckpointFile<EpochEntry>;
+  private dirty = false;
+  private writing: Promise<void> | undefined;
+  private lastError: unknown;
 
-  constructor(file: string) {
+  constructor(
+    file: string,
+    private readonly writeBehind?: { onError: (err: unknown) => void },
+  ) {
     this.checkpoint = new CheckpointFile(file, {
       toLine: (e) => `${e.epoch} ${e.startOffset}`,
       fromLine: (f) => (f.length === 2 && /^\d+$/.test(f[0] as string) && /^\d+$/.test(f[1] as string) ? { epoch: Number(f[0]), startOffset: Number(f[1]) } : undefined),
@@ -86,7 +100,41 @@ export class LeaderEpochFileCache {
     this.flush();
   }
 
+  /**
+   * Resolves when every change so far is in the file (at once without writeBehind); rejects with the write's error
+   * when the file could not be written (a later change tries again).
+   */
+  async flushed(): Promise<void> {
+    if (this.writeBehind === undefined) return;
+    if (this.dirty && this.writing === undefined) this.flush();
+    await this.writing;
+    if (this.dirty) throw this.lastError ?? new Error(`The leader epoch checkpoint ${this.checkpoint.file} is not written`);
+  }
+
   private flush(): void {
-    this.checkpoint.write(this.epochs);
+    if (this.writeBehind === undefined) {
+      this.checkpoint.write(this.epochs);
+      return;
+    }
+    this.dirty = true;
+    this.writing ??= this.writeLatest(this.writeBehind.onError).finally(() => {
+      this.writing = undefined;
+    });
+  }
+
+  private async writeLatest(onError: (err: unknown) => void): Promise<void> {
+    while (this.dirty) {
+      this.dirty = false;
+      try {
+        await this.checkpoint.writeAsync([...this.epochs]);
+      } catch (err) {
+        // The log dir's failure handling takes it from here (the dir goes offline on an I/O error); the entries
+        // stay dirty, for the next change or barrier to write.
+        this.dirty = true;
+        this.lastError = err;
+        onError(err);
+        return;
+      }
+    }
   }
 }

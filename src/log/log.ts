@@ -123,7 +123,12 @@ export class Log {
     const started = p.clock.nowMs();
     // mkdir answers the first directory it made: none when the partition's directory was there already.
     const fresh = fs.mkdirSync(dir, { recursive: true }) !== undefined;
-    this.leaderEpochCache = new LeaderEpochFileCache(path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
+    this.leaderEpochCache = new LeaderEpochFileCache(path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE), {
+      onError: (err) => {
+        // An I/O error takes the dir offline (and is logged there); anything else is logged here.
+        if (this.handleIoError('writing the leader epoch checkpoint', err) === err) this.logger.error('Error while writing the leader epoch checkpoint', err);
+      },
+    });
     const loaded = loadLog({
       dir,
       fresh,
@@ -389,7 +394,7 @@ export class Log {
     if (targetOffset < 0) return Promise.reject(new Error(`Cannot truncate partition ${tpString(this.topicPartition)} to a negative offset (${targetOffset}).`));
     return this.exclusive(async () => {
       await this.writes.drain();
-      return this.io('truncating the log', () => {
+      const truncated = this.io('truncating the log', () => {
         if (targetOffset >= this.nextOffset) return false;
         const first = this.segments.first() as LogSegment;
         if (first.baseOffset > targetOffset) {
@@ -403,6 +408,9 @@ export class Log {
         this.afterTruncation(this.nextOffset);
         return true;
       });
+      // As Kafka, the truncated epochs are on disk before the follower goes on.
+      if (truncated) await this.leaderEpochCache.flushed();
+      return truncated;
     });
   }
 
@@ -411,6 +419,7 @@ export class Log {
     return this.exclusive(async () => {
       await this.writes.drain();
       this.io('truncating the log', () => this.truncateFullyAndStartAtNow(newOffset));
+      await this.leaderEpochCache.flushed();
     });
   }
 
@@ -452,6 +461,8 @@ export class Log {
     if (this.logger.isDebugEnabled()) this.logger.debug(`Flushing log up to offset ${offset} with recovery point ${this.recoveryPointValue}, unflushed: ${this.unflushedMessages}`);
     try {
       for (const s of segments) await s.flush();
+      // The epochs of what becomes "below the recovery point" must be in their file first (see LeaderEpochFileCache).
+      await this.leaderEpochCache.flushed();
     } catch (err) {
       throw this.handleIoError('flushing the log', err);
     }
@@ -511,6 +522,7 @@ export class Log {
       await this.writes.drain();
       if (this.closed) return;
       this.closed = true;
+      await this.leaderEpochCache.flushed().catch((err: unknown) => this.logger.warn('The leader epoch checkpoint could not be written at close', err));
       try {
         for (const s of this.pendingDeletes) s.deleteIfExists();
         this.pendingDeletes.clear();

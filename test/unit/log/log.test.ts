@@ -41,6 +41,7 @@ describe('Log', () => {
   it('creates the partition directory with Kafka-named segment files', async () => {
     const log = f.open();
     await log.appendAsLeader(makeBatch({ count: 3 }));
+    await log.leaderEpochCache.flushed(); // the checkpoint is written behind (LeaderEpochFileCache)
     const files = fs.readdirSync(f.logDir).sort();
     expect(files).toEqual(['00000000000000000000.index', '00000000000000000000.log', '00000000000000000000.timeindex', 'leader-epoch-checkpoint']);
     expect(fs.readFileSync(path.join(f.logDir, 'leader-epoch-checkpoint'), 'utf8')).toBe('0\n1\n0 0\n');
