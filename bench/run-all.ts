@@ -15,6 +15,7 @@ import { BrokerProcess, BIN } from '../test/helpers/broker-process';
 import { spawnChild } from '../test/helpers/child-processes';
 import { startZkStandalone, ZkEnsemble, uniqueChroot } from '../test/helpers/zk-ensemble';
 import { tmpDir } from '../test/helpers/tmp-dir';
+import { landedRecords } from '../test/helpers/cluster-state';
 import { runProducerPerformance } from '../src/tools/producer-performance';
 import { runConsumerPerformance } from '../src/tools/consumer-performance';
 
@@ -66,12 +67,25 @@ function rawAppend(dir: string): void {
   report('raw_append', { records_per_s: Math.round(RECORDS / seconds), mb_per_s: total / seconds / 1048576 });
 }
 
+/**
+ * Records that landed in `topic` (ListOffsets, every partition's leader): every produce figure is followed by
+ * it, so that a rate is never reported for records the broker did not keep.
+ */
+function landed(bootstrap: string, topic: string): Promise<number> {
+  const ports = bootstrap.split(',').map((hp) => Number(hp.slice(hp.lastIndexOf(':') + 1)));
+  // Brokers are started with ids 0..n-1 in bootstrap order.
+  return landedRecords(topic, ports[0] as number, (id) => ports[id] as number);
+}
+
 async function producePerf(name: string, bootstrap: string, topic: string, props: string[], records = RECORDS, throughput = -1): Promise<void> {
+  const before = await landed(bootstrap, topic);
   const r = await runProducerPerformance(
     { topic, numRecords: String(records), recordSize: String(RECORD_SIZE), payloadDelimiter: '\n', throughput: String(throughput), producerProps: [`bootstrap.servers=${bootstrap}`, ...props] },
     quiet(),
   );
-  report(name, { records_per_s: Math.round(r.recordsPerSec), mb_per_s: r.mbPerSec });
+  const got = (await landed(bootstrap, topic)) - before;
+  const command = `kafka-producer-perf-test --topic ${topic} --num-records ${records} --record-size ${RECORD_SIZE} --throughput ${throughput} --producer-props ${props.join(' ')}`;
+  report(name, { records_per_s: Math.round(r.recordsPerSec), mb_per_s: r.mbPerSec, landed: got }, `${command}; ${got === records ? 'all landed' : `ONLY ${got} of ${records} landed`}`);
 }
 
 async function kcatProduce(bootstrap: string, topic: string, dir: string): Promise<void> {
@@ -79,10 +93,14 @@ async function kcatProduce(bootstrap: string, topic: string, dir: string): Promi
   const line = 'x'.repeat(RECORD_SIZE) + '\n';
   const n = Math.min(RECORDS, 2000000);
   fs.writeFileSync(file, line.repeat(n));
+  const args = ['-b', bootstrap, '-P', '-t', topic, '-X', 'linger.ms=5', '-X', 'batch.num.messages=10000', '-l', file];
+  const before = await landed(bootstrap, topic);
   const start = Date.now();
-  execFileSync('kcat', ['-b', bootstrap, '-P', '-t', topic, '-X', 'linger.ms=5', '-X', 'batch.num.messages=10000', '-l', file], { stdio: 'ignore' });
+  execFileSync('kcat', args, { stdio: 'ignore' });
   const seconds = (Date.now() - start) / 1000;
-  report('produce_kcat', { records_per_s: Math.round(n / seconds), mb_per_s: (n * RECORD_SIZE) / seconds / 1048576 });
+  const got = (await landed(bootstrap, topic)) - before;
+  const version = execFileSync('kcat', ['-V'], { encoding: 'utf8' }).split('\n')[0]?.trim() ?? 'kcat';
+  report('produce_kcat', { records_per_s: Math.round(n / seconds), mb_per_s: (n * RECORD_SIZE) / seconds / 1048576, landed: got }, `${version}: kcat ${args.join(' ').replace(file, '<file of ' + n + ' lines>')}; wall time of the whole process (start, metadata, produce, flush at exit); ${got === n ? 'all landed' : `ONLY ${got} of ${n} landed`}`);
 }
 
 async function kafkajsProduce(bootstrap: string, topic: string): Promise<void> {
@@ -101,7 +119,8 @@ async function kafkajsProduce(bootstrap: string, topic: string): Promise<void> {
   await Promise.all(inFlight);
   const seconds = (Date.now() - start) / 1000;
   await producer.disconnect();
-  report('produce_kafkajs', { records_per_s: Math.round(n / seconds), mb_per_s: (n * RECORD_SIZE) / seconds / 1048576 });
+  const got = await landed(bootstrap, topic);
+  report('produce_kafkajs', { records_per_s: Math.round(n / seconds), mb_per_s: (n * RECORD_SIZE) / seconds / 1048576, landed: got }, `kafkajs producer.send of 1,000-record batches, acks=1, 20 in flight; ${got === n ? 'all landed' : `ONLY ${got} of ${n} landed`}`);
 }
 
 /**

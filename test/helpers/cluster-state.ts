@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BrokerConnection } from '../../src/client/broker-connection';
+import { ListOffsetsApi } from '../../src/protocol/apis/list-offsets';
 import { MetadataApi } from '../../src/protocol/apis/metadata';
 import { ZkClient } from '../../src/zk/zk-client';
 
@@ -68,4 +69,26 @@ export function segmentCount(logDirs: readonly string[]): number {
     }
   }
   return n;
+}
+
+/**
+ * What landed in `topic`: the sum of its partitions' log end offsets, asked of each partition's leader with
+ * ListOffsets (latest). `portOf` maps a broker id to its port; `bootstrapPort` answers the Metadata.
+ */
+export async function landedRecords(topic: string, bootstrapPort: number, portOf: (brokerId: number) => number): Promise<number> {
+  const md = await metadataPartitions(bootstrapPort, [topic]);
+  const byLeader = new Map<number, number[]>();
+  for (const p of md.partitions) byLeader.set(p.leader, [...(byLeader.get(p.leader) ?? []), p.partition]);
+  let total = 0;
+  for (const [leader, partitions] of byLeader) {
+    const conn = new BrokerConnection({ host: '127.0.0.1', port: portOf(leader), clientId: 'cluster-state' });
+    await conn.connect();
+    try {
+      const r = await conn.send(ListOffsetsApi, { replicaId: -1, isolationLevel: 0, topics: [{ name: topic, partitions: partitions.map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp: -1, maxNumOffsets: 1 })) }] }, { version: 1 });
+      for (const t of r.topics) for (const p of t.partitions) total += Number(p.offset);
+    } finally {
+      conn.close();
+    }
+  }
+  return total;
 }
