@@ -26,7 +26,12 @@ const SUSTAIN_S = Number(process.env['BENCH_SUSTAIN_S'] ?? 300);
 const BIG_LOG_GB = Number(process.env['BENCH_BIG_LOG_GB'] ?? 20);
 const RECORD_SIZE = 100;
 /** BENCH_CASES=produce,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,peers runs only those (default: all). */
-const CASES = new Set((process.env['BENCH_CASES'] ?? 'raw,produce,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,peers').split(',').map((c) => c.trim()));
+const CASES = new Set((process.env['BENCH_CASES'] ?? 'raw,produce,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,large,fsync,rf3large,peers').split(',').map((c) => c.trim()));
+/** Issue 13's large-record cases: BENCH_LARGE_RECORDS records of 1 KiB (default 500000: 488 MiB). */
+const LARGE_RECORDS = Number(process.env['BENCH_LARGE_RECORDS'] ?? 500000);
+const LARGE_SIZE = 1024;
+/** The flush.messages=1 case: fewer records, each produce request waits for an fsync. */
+const DURABLE_RECORDS = Number(process.env['BENCH_DURABLE_RECORDS'] ?? 100000);
 const want = (c: string): boolean => CASES.has(c);
 
 interface Result {
@@ -39,7 +44,7 @@ const results: Result[] = [];
 
 function report(name: string, metrics: Record<string, number>, note?: string): void {
   results.push({ name, metrics, ...(note ? { note } : {}) });
-  const fields = Object.entries(metrics).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(k.endsWith('ms') ? 2 : 1)}`);
+  const fields = Object.entries(metrics).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(k === 'ratio' ? 3 : k.endsWith('ms') ? 2 : 1)}`);
   process.stdout.write(`bench ${name} ${fields.join(' ')}\n`);
 }
 
@@ -77,15 +82,63 @@ function landed(bootstrap: string, topic: string): Promise<number> {
   return landedRecords(topic, ports[0] as number, (id) => ports[id] as number);
 }
 
-async function producePerf(name: string, bootstrap: string, topic: string, props: string[], records = RECORDS, throughput = -1): Promise<void> {
+async function producePerf(name: string, bootstrap: string, topic: string, props: string[], records = RECORDS, throughput = -1, size = RECORD_SIZE): Promise<Record<string, number>> {
   const before = await landed(bootstrap, topic);
   const r = await runProducerPerformance(
-    { topic, numRecords: String(records), recordSize: String(RECORD_SIZE), payloadDelimiter: '\n', throughput: String(throughput), producerProps: [`bootstrap.servers=${bootstrap}`, ...props] },
+    { topic, numRecords: String(records), recordSize: String(size), payloadDelimiter: '\n', throughput: String(throughput), producerProps: [`bootstrap.servers=${bootstrap}`, ...props] },
     quiet(),
   );
   const got = (await landed(bootstrap, topic)) - before;
-  const command = `kafka-producer-perf-test --topic ${topic} --num-records ${records} --record-size ${RECORD_SIZE} --throughput ${throughput} --producer-props ${props.join(' ')}`;
-  report(name, { records_per_s: Math.round(r.recordsPerSec), mb_per_s: r.mbPerSec, landed: got }, `${command}; ${got === records ? 'all landed' : `ONLY ${got} of ${records} landed`}`);
+  const command = `kafka-producer-perf-test --topic ${topic} --num-records ${records} --record-size ${size} --throughput ${throughput} --producer-props ${props.join(' ')}`;
+  const metrics = { records_per_s: Math.round(r.recordsPerSec), mb_per_s: r.mbPerSec, landed: got };
+  report(name, metrics, `${command}; ${got === records ? 'all landed' : `ONLY ${got} of ${records} landed`}`);
+  return metrics;
+}
+
+/**
+ * The machine's rates for the same bytes as a large-record case, measured in the same run: sequential 64 KiB
+ * appends to one file (page cache, no fsync) and sequential 1 MiB reads of it back (page cache).
+ */
+function rawPageCache(dir: string, bytes: number): { appendMbS: number; readMbS: number } {
+  const file = path.join(dir, 'raw-large.bin');
+  const chunk = Buffer.alloc(64 * 1024, 66);
+  const fd = fs.openSync(file, 'w+');
+  try {
+    let start = process.hrtime.bigint();
+    for (let written = 0; written < bytes; written += chunk.length) fs.writeSync(fd, chunk);
+    const appendS = Number(process.hrtime.bigint() - start) / 1e9;
+    const buf = Buffer.alloc(1024 * 1024);
+    start = process.hrtime.bigint();
+    for (let pos = 0; pos < bytes; pos += buf.length) fs.readSync(fd, buf, 0, buf.length, pos);
+    const readS = Number(process.hrtime.bigint() - start) / 1e9;
+    return { appendMbS: bytes / appendS / 1048576, readMbS: bytes / readS / 1048576 };
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+  }
+}
+
+/** A raw write+fdatasync loop of `chunkBytes` writes: the disk's rate for acknowledging after every fsync. */
+function rawFsync(dir: string, chunkBytes: number, chunks: number): number {
+  const file = path.join(dir, 'raw-fsync.bin');
+  const chunk = Buffer.alloc(chunkBytes, 67);
+  const fd = fs.openSync(file, 'w');
+  try {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < chunks; i++) {
+      fs.writeSync(fd, chunk);
+      fs.fdatasyncSync(fd);
+    }
+    return chunks / (Number(process.hrtime.bigint() - start) / 1e9);
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+  }
+}
+
+function ratioReport(name: string, value: number, anchor: number, goal: number, what: string): void {
+  const ratio = value / anchor;
+  report(name, { value: Number(value.toFixed(1)), anchor: Number(anchor.toFixed(1)), ratio: Number(ratio.toFixed(3)), goal }, `${what}; goal ratio ≥ ${goal}: ${ratio >= goal ? 'met' : 'missed'}`);
 }
 
 async function kcatProduce(bootstrap: string, topic: string, dir: string): Promise<void> {
@@ -182,6 +235,26 @@ async function main(): Promise<void> {
       await producePerf('produce_big_log', bootstrap, 'big', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
     }
     if (want('sustain')) await sustained(broker, bootstrap, 'sustain');
+    if (want('large')) {
+      // 1 KiB records, acks=1, one broker: produce and consume MB/s against the raw page-cache rates of the same bytes.
+      await topics(connect, '--create', '--topic', 'large', '--partitions', '6', '--replication-factor', '1');
+      const raw = rawPageCache(dir, LARGE_RECORDS * LARGE_SIZE);
+      const produced = await producePerf('produce_1kib', bootstrap, 'large', ['acks=1', 'batch.size=262144', 'linger.ms=5'], LARGE_RECORDS, -1, LARGE_SIZE);
+      const consumed = await runConsumerPerformance({ bootstrapServer: bootstrap, topic: 'large', messages: String(LARGE_RECORDS), fetchSize: '4194304', timeout: '10000' }, quiet(), quiet());
+      report('consume_1kib', { records_per_s: Math.round(consumed.recordsPerSec), mb_per_s: consumed.mbPerSec });
+      ratioReport('produce_1kib_vs_raw_append', produced['mb_per_s'] as number, raw.appendMbS, 0.6, 'MB/s of 1 KiB records against sequential 64 KiB page-cache appends of as many bytes');
+      ratioReport('consume_1kib_vs_raw_read', consumed.mbPerSec, raw.readMbS, 0.7, 'MB/s against sequential 1 MiB page-cache reads of as many bytes');
+    }
+    if (want('fsync')) {
+      // flush.messages=1: every append is fsynced before it is acknowledged; group commit shares one fsync among
+      // the appends that arrive during the previous one.
+      await topics(connect, '--create', '--topic', 'durable', '--partitions', '6', '--replication-factor', '1', '--config', 'flush.messages=1');
+      const batch = 16384;
+      const durable = await producePerf('produce_flush_messages_1', bootstrap, 'durable', ['acks=1', `batch.size=${batch}`, 'linger.ms=0'], DURABLE_RECORDS, -1, LARGE_SIZE);
+      const rawPerS = rawFsync(dir, batch, 2000);
+      // The raw loop's records/s: a 16 KiB batch holds 16 records of 1 KiB.
+      ratioReport('produce_flush_messages_1_vs_raw_fsync', durable['records_per_s'] as number, rawPerS * (batch / LARGE_SIZE), 0.7, `records/s with flush.messages=1 against a write+fdatasync loop of ${batch}-byte writes (the producer's batch.size), in records of 1 KiB`);
+    }
     await broker.child.stop();
     if (want('rf3')) {
       const connect3 = zk.connectStringWithChroot(uniqueChroot('bench3'));
@@ -189,6 +262,16 @@ async function main(): Promise<void> {
       await topics(connect3, '--create', '--topic', 'rf3', '--partitions', '6', '--replication-factor', '3');
       const bootstrap3 = three.map((b) => `127.0.0.1:${b.port}`).join(',');
       await producePerf('produce_rf3_acks_all', bootstrap3, 'rf3', ['acks=all', 'batch.size=65536', 'linger.ms=5']);
+      await Promise.all(three.map((b) => b.child.stop()));
+    }
+    if (want('rf3large')) {
+      const connect3 = zk.connectStringWithChroot(uniqueChroot('bench3l'));
+      const three = await Promise.all([0, 1, 2].map((id) => BrokerProcess.start({ brokerId: id, zkConnect: connect3, props: { 'min.insync.replicas': '2' } })));
+      await topics(connect3, '--create', '--topic', 'rf3large', '--partitions', '6', '--replication-factor', '3');
+      const bootstrap3 = three.map((b) => `127.0.0.1:${b.port}`).join(',');
+      const raw = rawPageCache(dir, LARGE_RECORDS * LARGE_SIZE);
+      const produced = await producePerf('produce_rf3_acks_all_1kib', bootstrap3, 'rf3large', ['acks=all', 'batch.size=262144', 'linger.ms=5'], LARGE_RECORDS, -1, LARGE_SIZE);
+      ratioReport('produce_rf3_1kib_vs_raw_append', produced['mb_per_s'] as number, raw.appendMbS, 0.4, 'MB/s of 1 KiB records, RF 3 acks=all, against sequential page-cache appends of as many bytes (one copy)');
       await Promise.all(three.map((b) => b.child.stop()));
     }
   } finally {

@@ -29,6 +29,7 @@ export class LeaderEpochFileCache {
   private dirty = false;
   private writing: Promise<void> | undefined;
   private lastError: unknown;
+  private closed = false;
 
   constructor(
     file: string,
@@ -111,7 +112,14 @@ export class LeaderEpochFileCache {
     if (this.dirty) throw this.lastError ?? new Error(`The leader epoch checkpoint ${this.checkpoint.file} is not written`);
   }
 
+  /** No more writes (the log closed, or its dir failed); one in flight finishes, and its error is dropped. */
+  close(): void {
+    this.closed = true;
+    this.dirty = false;
+  }
+
   private flush(): void {
+    if (this.closed) return;
     if (this.writeBehind === undefined) {
       this.checkpoint.write(this.epochs);
       return;
@@ -128,6 +136,7 @@ export class LeaderEpochFileCache {
       try {
         await this.checkpoint.writeAsync([...this.epochs]);
       } catch (err) {
+        if (this.closed) return;
         // The log dir's failure handling takes it from here (the dir goes offline on an I/O error); the entries
         // stay dirty, for the next change or barrier to write.
         this.dirty = true;

@@ -98,6 +98,9 @@ export class Log {
   private recoveryPointValue: number;
   private highWatermarkValue: number;
   private unflushedMessages = 0;
+  /** The flush running now, and the one that will run after it for everyone who asked meanwhile (group commit). */
+  private flushRunning: Promise<void> | undefined;
+  private flushQueued: Promise<void> | undefined;
   private lastFlushTimeValue: number;
   private truncations = 0;
   private offline = false;
@@ -125,6 +128,8 @@ export class Log {
     const fresh = fs.mkdirSync(dir, { recursive: true }) !== undefined;
     this.leaderEpochCache = new LeaderEpochFileCache(path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE), {
       onError: (err) => {
+        // A log whose dir already went offline has nothing more to report.
+        if (this.offline) return;
         // An I/O error takes the dir offline (and is logged there); anything else is logged here.
         if (this.handleIoError('writing the leader epoch checkpoint', err) === err) this.logger.error('Error while writing the leader epoch checkpoint', err);
       },
@@ -452,7 +457,30 @@ export class Log {
    * Flushes segments holding offsets below `offset` (default: the LEO) to disk and advances the recovery point.
    * Runs beside appends; a truncation during the flush leaves the recovery point alone.
    */
-  async flush(offset = this.nextOffset): Promise<void> {
+  flush(offset = this.nextOffset): Promise<void> {
+    if (this.offline || offset <= this.recoveryPointValue) return Promise.resolve();
+    // Group commit: flushes asked for while one runs share the next, which covers everything written by then
+    // (with flush.messages=1 every append asks; one fdatasync per append would be the disk's rate, not the log's).
+    if (this.flushRunning !== undefined) {
+      this.flushQueued ??= this.flushRunning.then(
+        () => this.startFlush(),
+        () => this.startFlush(),
+      );
+      return this.flushQueued;
+    }
+    return this.startFlush(offset);
+  }
+
+  private startFlush(offset?: number): Promise<void> {
+    this.flushQueued = undefined;
+    const running = this.flushNow(offset ?? this.nextOffset).finally(() => {
+      if (this.flushRunning === running) this.flushRunning = undefined;
+    });
+    this.flushRunning = running;
+    return running;
+  }
+
+  private async flushNow(offset: number): Promise<void> {
     if (this.offline || offset <= this.recoveryPointValue) return;
     const generation = this.truncations;
     // Only bytes written before the fsync starts are known durable after it.
@@ -523,6 +551,7 @@ export class Log {
       if (this.closed) return;
       this.closed = true;
       await this.leaderEpochCache.flushed().catch((err: unknown) => this.logger.warn('The leader epoch checkpoint could not be written at close', err));
+      this.leaderEpochCache.close();
       try {
         for (const s of this.pendingDeletes) s.deleteIfExists();
         this.pendingDeletes.clear();
@@ -547,6 +576,7 @@ export class Log {
   closeHandlers(): void {
     this.offline = true;
     this.closed = true;
+    this.leaderEpochCache.close();
     for (const s of [...this.segments.all(), ...this.pendingDeletes]) s.closeHandlers();
     this.pendingDeletes.clear();
   }

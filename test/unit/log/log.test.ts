@@ -298,6 +298,25 @@ describe('Log', () => {
     expect(log.recoveryPoint).toBe(4);
   });
 
+  it('group commit: with flush.messages=1, appends made while an fsync runs share the next one, and each is durable when acknowledged', async () => {
+    const log = f.open({ 'flush.messages': '1' });
+    const segment = log.activeSegment();
+    const flush = jest.spyOn(segment, 'flush');
+    // Checked as each append resolves: by then its offset is below the recovery point (fsynced).
+    const notDurable: number[] = [];
+    const appends = Array.from({ length: 20 }, () =>
+      log.appendAsLeader(makeBatch({ count: 1 })).then((info) => {
+        if (log.recoveryPoint <= info.lastOffset) notDurable.push(info.lastOffset);
+      }),
+    );
+    await Promise.all(appends);
+    expect(notDurable).toEqual([]);
+    expect(log.recoveryPoint).toBe(20);
+    // One fsync per append would be 20; those asked for during a running one are served by a single next one.
+    expect(flush.mock.calls.length).toBeLessThan(20);
+    expect(flush.mock.calls.length).toBeGreaterThanOrEqual(1);
+  });
+
   it('exposes appended bytes to readers only once they are written', async () => {
     const log = f.open();
     await log.appendAsLeader(makeBatch({ count: 2 }));
