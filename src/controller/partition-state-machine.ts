@@ -5,8 +5,8 @@ import { ControllerZk, LeaderIsrWithVersion } from '../zk/controller-zk';
 import { LeaderIsrAndControllerEpoch } from '../zk/znodes/partition-state';
 import { ControllerContext, PartitionState } from './controller-context';
 import { ControllerRequestBatch } from './controller-request-batch';
-import { partitionStatesFor } from './partition-state-reads';
 import { controlledShutdownPartitionLeaderElection, ElectionResult, offlinePartitionLeaderElection, preferredReplicaPartitionLeaderElection, reassignPartitionLeaderElection } from './election';
+import { partitionStatesFor } from './partition-state-reads';
 import { csv, leaderAndIsr } from './scala-render';
 
 export type ElectionStrategy =
@@ -259,7 +259,10 @@ export class PartitionStateMachine {
     return [...failed, ...remaining];
   }
 
-  /** One partition's election from its state as read; null (logged) when it cannot have a leader now. */
+  /**
+   * One partition's election from its state as read; null (logged) when it cannot have a leader now, 'reread'
+   * when that was decided on a cached state (which no write would check).
+   */
   private async planElection(
     tp: TopicPartition,
     current: LeaderIsrWithVersion | null,

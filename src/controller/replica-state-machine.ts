@@ -1,11 +1,11 @@
 import { asError } from '../common/kafka-error';
-import { partitionStatesFor } from './partition-state-reads';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { ControllerZk, LeaderIsrWithVersion } from '../zk/controller-zk';
 import { LeaderIsrAndControllerEpoch } from '../zk/znodes/partition-state';
 import { ControllerContext, ReplicaState } from './controller-context';
 import { ControllerRequestBatch } from './controller-request-batch';
+import { partitionStatesFor } from './partition-state-reads';
 import { leaderIsrAndControllerEpoch, partitionAndReplica } from './scala-render';
 
 export interface PartitionReplica {
