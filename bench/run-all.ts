@@ -205,6 +205,18 @@ async function sustained(broker: BrokerProcess, bootstrap: string, topic: string
   report('broker_rss', { max_mb: Math.max(...samples, 0), first_quarter_mb: avg(first), last_quarter_mb: avg(last), seconds: SUSTAIN_S });
 }
 
+/** Three brokers (min.insync.replicas=2) in a fresh chroot with `topic` (6 partitions, RF 3), stopped after `run`. */
+async function onThreeBrokers(zk: ZkEnsemble, topic: string, run: (bootstrap: string) => Promise<unknown>): Promise<void> {
+  const connect = zk.connectStringWithChroot(uniqueChroot(`bench-${topic}`));
+  const three = await Promise.all([0, 1, 2].map((id) => BrokerProcess.start({ brokerId: id, zkConnect: connect, props: { 'min.insync.replicas': '2' } })));
+  try {
+    await topics(connect, '--create', '--topic', topic, '--partitions', '6', '--replication-factor', '3');
+    await run(three.map((b) => `127.0.0.1:${b.port}`).join(','));
+  } finally {
+    await Promise.all(three.map((b) => b.child.stop()));
+  }
+}
+
 async function main(): Promise<void> {
   execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'ensure-system-packages.sh'), 'zookeeper', 'kcat', 'redis-server', 'nats-server'], { stdio: 'inherit' });
   const dir = tmpDir('bench-');
@@ -257,22 +269,14 @@ async function main(): Promise<void> {
     }
     await broker.child.stop();
     if (want('rf3')) {
-      const connect3 = zk.connectStringWithChroot(uniqueChroot('bench3'));
-      const three = await Promise.all([0, 1, 2].map((id) => BrokerProcess.start({ brokerId: id, zkConnect: connect3, props: { 'min.insync.replicas': '2' } })));
-      await topics(connect3, '--create', '--topic', 'rf3', '--partitions', '6', '--replication-factor', '3');
-      const bootstrap3 = three.map((b) => `127.0.0.1:${b.port}`).join(',');
-      await producePerf('produce_rf3_acks_all', bootstrap3, 'rf3', ['acks=all', 'batch.size=65536', 'linger.ms=5']);
-      await Promise.all(three.map((b) => b.child.stop()));
+      await onThreeBrokers(zk, 'rf3', (bootstrap3) => producePerf('produce_rf3_acks_all', bootstrap3, 'rf3', ['acks=all', 'batch.size=65536', 'linger.ms=5']));
     }
     if (want('rf3large')) {
-      const connect3 = zk.connectStringWithChroot(uniqueChroot('bench3l'));
-      const three = await Promise.all([0, 1, 2].map((id) => BrokerProcess.start({ brokerId: id, zkConnect: connect3, props: { 'min.insync.replicas': '2' } })));
-      await topics(connect3, '--create', '--topic', 'rf3large', '--partitions', '6', '--replication-factor', '3');
-      const bootstrap3 = three.map((b) => `127.0.0.1:${b.port}`).join(',');
-      const raw = rawPageCache(dir, LARGE_RECORDS * LARGE_SIZE);
-      const produced = await producePerf('produce_rf3_acks_all_1kib', bootstrap3, 'rf3large', ['acks=all', 'batch.size=262144', 'linger.ms=5'], LARGE_RECORDS, -1, LARGE_SIZE);
-      ratioReport('produce_rf3_1kib_vs_raw_append', produced['mb_per_s'] as number, raw.appendMbS, 0.4, 'MB/s of 1 KiB records, RF 3 acks=all, against sequential page-cache appends of as many bytes (one copy)');
-      await Promise.all(three.map((b) => b.child.stop()));
+      await onThreeBrokers(zk, 'rf3large', async (bootstrap3) => {
+        const raw = rawPageCache(dir, LARGE_RECORDS * LARGE_SIZE);
+        const produced = await producePerf('produce_rf3_acks_all_1kib', bootstrap3, 'rf3large', ['acks=all', 'batch.size=262144', 'linger.ms=5'], LARGE_RECORDS, -1, LARGE_SIZE);
+        ratioReport('produce_rf3_1kib_vs_raw_append', produced['mb_per_s'] as number, raw.appendMbS, 0.4, 'MB/s of 1 KiB records, RF 3 acks=all, against sequential page-cache appends of as many bytes (one copy)');
+      });
     }
   } finally {
     await zk.close();

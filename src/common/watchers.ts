@@ -32,47 +32,33 @@ export class Watchers<K> {
       const wake = (): void => finish(true);
       const finish = (changed: boolean): void => {
         timer.cancel();
-        for (const k of ks) {
-          const set = this.waiters.get(k);
-          if (set === undefined) continue;
-          set.delete(wake);
-          if (set.size === 0) this.waiters.delete(k);
-        }
+        this.unregister(ks, wake);
         resolve(changed);
       };
       const timer = this.clock.setTimer(() => finish(false), timeoutMs);
-      for (const k of ks) {
-        let set = this.waiters.get(k);
-        if (!set) this.waiters.set(k, (set = new Set()));
-        set.add(wake);
-      }
+      this.register(ks, wake);
     });
   }
 
   /**
-   * Waits until `done()` holds, re-checking whenever one of `keysOf()` (read once, when it parks) is notified;
+   * Waits until `done()` holds, re-checking whenever one of `keys` is notified;
    * resolves false if `timeoutMs` passes first (Kafka's tryComplete / onExpiration pair). The waiter stays
    * registered on its keys until it completes: a fetch parked on thousands of partitions (a follower's) is woken
    * by each of their changes, and registering it again after every wake would cost as many set operations each
    * time. Notifications within one turn of the event loop cost one check.
    */
-  waitUntil(done: () => boolean, keysOf: () => readonly K[], timeoutMs: number): Promise<boolean> {
+  waitUntil(done: () => boolean, keys: readonly K[], timeoutMs: number): Promise<boolean> {
     if (done()) return Promise.resolve(true);
     if (timeoutMs <= 0) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const ks = [...new Set(keysOf().map(this.keyOf))];
+      const ks = [...new Set(keys.map(this.keyOf))];
       let finished = false;
       let checkQueued = false;
       const finish = (result: boolean): void => {
         if (finished) return;
         finished = true;
         timer.cancel();
-        for (const k of ks) {
-          const set = this.waiters.get(k);
-          if (set === undefined) continue;
-          set.delete(wake);
-          if (set.size === 0) this.waiters.delete(k);
-        }
+        this.unregister(ks, wake);
         resolve(result);
       };
       const wake = (): void => {
@@ -84,11 +70,24 @@ export class Watchers<K> {
         });
       };
       const timer = this.clock.setTimer(() => finish(done()), timeoutMs);
-      for (const k of ks) {
-        let set = this.waiters.get(k);
-        if (!set) this.waiters.set(k, (set = new Set()));
-        set.add(wake);
-      }
+      this.register(ks, wake);
     });
+  }
+
+  private register(keys: readonly string[], wake: () => void): void {
+    for (const k of keys) {
+      let set = this.waiters.get(k);
+      if (!set) this.waiters.set(k, (set = new Set()));
+      set.add(wake);
+    }
+  }
+
+  private unregister(keys: readonly string[], wake: () => void): void {
+    for (const k of keys) {
+      const set = this.waiters.get(k);
+      if (set === undefined) continue;
+      set.delete(wake);
+      if (set.size === 0) this.waiters.delete(k);
+    }
   }
 }

@@ -364,12 +364,7 @@ export class KafkaController implements ControllerEventProcessor {
     this.log.info(`Initialized broker epochs cache: HashMap(${[...ctx.brokerEpochs].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
     await this.loadTopics(await this.czk.getAllTopics());
     const partitions = [...ctx.allPartitions()];
-    const states = await this.czk.getPartitionStates(partitions);
-    partitions.forEach((tp, i) => {
-      const state = states[i] as PromiseSettledResult<LeaderIsrWithVersion | null>;
-      if (state.status === 'rejected') throw state.reason;
-      if (state.value !== null) ctx.leadership.set(tpString(tp), state.value);
-    });
+    await this.loadPartitionStates(partitions);
     const channel = this.deps.createChannel(ctx);
     // Handed over before anything else can fail, so that a resignation always closes it.
     const active = this.buildActiveController(channel);
@@ -387,6 +382,16 @@ export class KafkaController implements ControllerEventProcessor {
   private async loadTopics(topics: readonly string[]): Promise<TopicPartition[]> {
     const nodes = await Promise.all(topics.map((t) => this.czk.getTopicAssignment(t)));
     return topics.flatMap((t, i) => this.loadTopic(t, nodes[i] ?? null));
+  }
+
+  /** Reads partitions' leader and ISR into the context, the reads in flight together; a failed read fails the event. */
+  private async loadPartitionStates(partitions: readonly TopicPartition[]): Promise<void> {
+    const states = await this.czk.getPartitionStates(partitions);
+    partitions.forEach((tp, i) => {
+      const state = states[i] as PromiseSettledResult<LeaderIsrWithVersion | null>;
+      if (state.status === 'rejected') throw state.reason;
+      if (state.value !== null) this.context.leadership.set(tpString(tp), state.value);
+    });
   }
 
   private loadTopic(topic: string, node: TopicAssignmentWithVersion | null): TopicPartition[] {
@@ -500,12 +505,7 @@ export class KafkaController implements ControllerEventProcessor {
     try {
       const partitions = await this.czk.readPartitionNotifications(ZkPaths.isrChangeNotification, children);
       known = partitions.filter((tp) => this.context.replicasFor(tp).length > 0);
-      const states = await this.czk.getPartitionStates(known);
-      known.forEach((tp, i) => {
-        const state = states[i] as PromiseSettledResult<LeaderIsrWithVersion | null>;
-        if (state.status === 'rejected') throw state.reason;
-        if (state.value !== null) this.context.leadership.set(tpString(tp), state.value);
-      });
+      await this.loadPartitionStates(known);
       const brokers = [...this.context.liveOrShuttingDownBrokerIds()];
       this.log.debug(`Sending MetadataRequest to Brokers: List(${brokers.join(', ')}) for TopicPartitions: List(${known.map(tpString).join(', ')})`);
       this.active.sendUpdateMetadataRequest(brokers, known);

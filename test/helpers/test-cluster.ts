@@ -4,7 +4,7 @@ import { startZkEnsemble, uniqueChroot, ZkEnsemble } from './zk-ensemble';
 import { inspectZk, readJson } from './zk-inspect';
 import { ZkClient } from '../../src/zk/zk-client';
 import { BrokerConnection } from '../../src/client/broker-connection';
-import { MetadataApi } from '../../src/protocol/apis/metadata';
+import { MetadataApi, MetadataResponse } from '../../src/protocol/apis/metadata';
 
 export interface TestClusterOptions {
   brokers: number;
@@ -109,23 +109,7 @@ export class TestCluster {
    * only the controller's UpdateMetadata fills, lists it. Topic creation right after a restart needs this.
    */
   async waitForBrokerInMetadata(brokerId: number, timeoutMs = 30000): Promise<void> {
-    await waitUntil(
-      async () => {
-        for (const b of this.brokers.values()) {
-          if (!b.child.isRunning()) continue;
-          const conn = new BrokerConnection({ host: '127.0.0.1', port: b.port });
-          try {
-            await conn.connect();
-            const md = await conn.send(MetadataApi, { topics: [], allowAutoTopicCreation: false }, { version: 1 });
-            if (!md.brokers.some((x) => x.nodeId === brokerId)) return false;
-          } finally {
-            conn.close();
-          }
-        }
-        return true;
-      },
-      { timeoutMs, message: `every broker to see broker ${brokerId} in its metadata` },
-    );
+    await waitUntil(() => this.everyMetadata((md) => md.brokers.some((x) => x.nodeId === brokerId)), { timeoutMs, message: `every broker to see broker ${brokerId} in its metadata` });
   }
 
   /**
@@ -135,23 +119,25 @@ export class TestCluster {
    */
   async waitForMetadataReady(timeoutMs = 30000): Promise<void> {
     const running = [...this.brokers.values()].filter((b) => b.child.isRunning());
-    await waitUntil(
-      async () => {
-        for (const b of running) {
-          const conn = new BrokerConnection({ host: '127.0.0.1', port: b.port });
-          try {
-            await conn.connect();
-            const md = await conn.send(MetadataApi, { topics: [], allowAutoTopicCreation: false }, { version: 1 });
-            if (md.controllerId < 0) return false;
-            if (!running.every((r) => md.brokers.some((x) => x.nodeId === r.brokerId))) return false;
-          } finally {
-            conn.close();
-          }
-        }
-        return true;
-      },
-      { timeoutMs, message: 'every broker to know the controller and every live broker' },
-    );
+    await waitUntil(() => this.everyMetadata((md) => md.controllerId >= 0 && running.every((r) => md.brokers.some((x) => x.nodeId === r.brokerId))), {
+      timeoutMs,
+      message: 'every broker to know the controller and every live broker',
+    });
+  }
+
+  /** Whether every running broker's Metadata (v1, no topics) passes `check`. */
+  private async everyMetadata(check: (md: MetadataResponse) => boolean): Promise<boolean> {
+    for (const b of this.brokers.values()) {
+      if (!b.child.isRunning()) continue;
+      const conn = new BrokerConnection({ host: '127.0.0.1', port: b.port });
+      try {
+        await conn.connect();
+        if (!check(await conn.send(MetadataApi, { topics: [], allowAutoTopicCreation: false }, { version: 1 }))) return false;
+      } finally {
+        conn.close();
+      }
+    }
+    return true;
   }
 
   async close(): Promise<void> {

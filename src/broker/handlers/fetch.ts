@@ -48,7 +48,7 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
       // Parked: let go of what was read; only offsets are held while waiting.
       for (const s of slots) s.response.recordSet = EMPTY;
       const satisfied = (): boolean => availableBytes(ctx, slots, isFollower, minBytes) >= minBytes;
-      await ctx.replicaManager.watchers.waitUntil(satisfied, () => slots.map((s) => s.tp), request.maxWaitMs);
+      await ctx.replicaManager.watchers.waitUntil(satisfied, slots.map((s) => s.tp), request.maxWaitMs);
       bytes = readAll(ctx, slots, maxBytes, version, isFollower);
     }
     if (!isFollower) {

@@ -52,7 +52,7 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
     // timeout_ms <= 0 asks not to wait at all; otherwise a topic still without metadata when it runs out is
     // REQUEST_TIMED_OUT, as DelayedCreatePartitions.onComplete answers (the topic is created all the same).
     if (request.timeoutMs > 0 && created.length > 0) {
-      const done = await cache.topicWatchers.waitUntil(() => created.every((t) => hasAllLeaders(cache, t)), () => created, request.timeoutMs);
+      const done = await cache.topicWatchers.waitUntil(() => created.every((t) => hasAllLeaders(cache, t)), created, request.timeoutMs);
       if (!done) {
         for (const r of results) {
           if (created.includes(r.name) && !hasAllLeaders(cache, r.name)) Object.assign(r, { errorCode: ErrorCode.REQUEST_TIMED_OUT.code, errorMessage: null });
@@ -167,7 +167,7 @@ export function createDeleteTopicsHandler(ctx: HandlerContext): ApiHandler<Delet
     // Kafka's DelayedDeleteTopics: done once no deleted topic is left in this broker's metadata (the controller
     // removes a topic from every cache before it deletes its znodes).
     const cache = ctx.metadataCache;
-    const done = await cache.topicWatchers.waitUntil(() => marked.every((t) => !cache.contains(t)), () => marked, request.timeoutMs);
+    const done = await cache.topicWatchers.waitUntil(() => marked.every((t) => !cache.contains(t)), marked, request.timeoutMs);
     if (!done) for (const r of responses) if (marked.includes(r.name)) r.errorCode = ErrorCode.REQUEST_TIMED_OUT.code;
     return { throttleTimeMs: 0, responses };
   };
