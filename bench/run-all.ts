@@ -19,6 +19,7 @@ import { landedRecords } from '../test/helpers/cluster-state';
 import { runProducerPerformance } from '../src/tools/producer-performance';
 import { runConsumerPerformance } from '../src/tools/consumer-performance';
 
+import { loopbackRates } from './loopback-anchor';
 import { natsJetStream, redisStreams } from './peers';
 
 const RECORDS = Number(process.env['BENCH_RECORDS'] ?? 2000000);
@@ -256,6 +257,11 @@ async function main(): Promise<void> {
       report('consume_1kib', { records_per_s: Math.round(consumed.recordsPerSec), mb_per_s: consumed.mbPerSec });
       ratioReport('produce_1kib_vs_raw_append', produced['mb_per_s'] as number, raw.appendMbS, 0.6, 'MB/s of 1 KiB records against sequential 64 KiB page-cache appends of as many bytes');
       ratioReport('consume_1kib_vs_raw_read', consumed.mbPerSec, raw.readMbS, 0.7, 'MB/s against sequential 1 MiB page-cache reads of as many bytes');
+      // What bounds the two above: the same bytes between two processes over loopback TCP, with no protocol at all.
+      const loop = await loopbackRates(dir, LARGE_RECORDS * LARGE_SIZE);
+      report('raw_loopback', { discard_mb_per_s: loop.discardMbS, append_mb_per_s: loop.appendMbS, file_read_mb_per_s: loop.readMbS }, 'one socket between two processes, 256 KiB writes: into a receiver that drops the bytes, into one that appends them to a file, and from a sender that reads them from a file');
+      report('produce_1kib_vs_raw_loopback_append', { value: produced['mb_per_s'] as number, anchor: Number(loop.appendMbS.toFixed(1)), ratio: Number(((produced['mb_per_s'] as number) / loop.appendMbS).toFixed(3)) }, 'the produce figure against loopback TCP into a file, the most any broker on this machine could take');
+      report('consume_1kib_vs_raw_loopback_read', { value: consumed.mbPerSec, anchor: Number(loop.readMbS.toFixed(1)), ratio: Number((consumed.mbPerSec / loop.readMbS).toFixed(3)) }, 'the consume figure against a file read out over loopback TCP, the most any broker on this machine could serve');
     }
     if (want('fsync')) {
       // flush.messages=1: every append is fsynced before it is acknowledged; group commit shares one fsync among

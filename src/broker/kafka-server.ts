@@ -28,10 +28,15 @@ import { DynamicConfigManager } from './dynamic-config-manager';
 import { createKafkaApis } from './kafka-apis';
 import { AutoTopicCreationManager } from './auto-topic-creation-manager';
 import { ClientQuotaManager } from './client-quota-manager';
+import { FetchManager } from './fetch-manager';
+import { FetchSessionCache } from './fetch-session-cache';
 import { GroupCoordinator } from '../rebalance/group-coordinator';
 import { ZkOffsetStore } from '../rebalance/zk-offset-store';
 import { coordinatorPartitionFor } from '../rebalance/coordinator-placement';
 import { GROUP_METADATA_TOPIC_NAME } from '../common/topic';
+
+/** Kafka's KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS: how long a fetch session is safe from eviction. */
+const MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120000;
 
 /** A start-up refusal whose message is the whole story (no stack trace needed by the operator). */
 export class KafkaServerStartupError extends Error {}
@@ -197,6 +202,7 @@ export class KafkaServer {
       groupCoordinator,
       autoTopicCreation: new AutoTopicCreationManager(this.config, adminZk, registry),
       quotas,
+      fetchManager: new FetchManager(clock, new FetchSessionCache(this.config.get('max.incremental.fetch.session.cache.slots'), MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS)),
       brokerEpoch: () => this.brokerEpoch,
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
     });

@@ -224,8 +224,10 @@ export class Partition {
       this.zkVersion = newZkVersion;
       this.logger.info(`ISR updated to [${newIsr.join(',')}] and zkVersion updated to [${newZkVersion}]`);
       this.hooks.onIsrChanged?.(this.tp);
-      this.maybeIncrementLeaderHW();
-      this.hooks.notify?.(this.tp);
+      // Only a moved high watermark can complete a waiting produce or fetch (Kafka's tryCompleteDelayedRequests
+      // after an ISR change): waking them for every ISR write cost each parked follower fetch a check of all its
+      // partitions per write, thousands of times over when a restarted broker rejoins every ISR.
+      if (this.maybeIncrementLeaderHW()) this.hooks.notify?.(this.tp);
     } catch (err) {
       this.logger.error(`Failed to update ISR to ${newIsr.join(',')}`, err);
     } finally {

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../common/error-codes';
 import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
-import { TopicPartition, tpKey, tpString } from '../../common/topic-partition';
+import { TopicPartition, tpString } from '../../common/topic-partition';
 import { FetchPartitionResponse, FetchRequest, FetchResponse } from '../../protocol/apis/fetch';
 import type { LogConfig } from '../../common/config/log-config';
 import { downConvertUntilError, inflateCap } from '../../records';
@@ -13,6 +13,7 @@ const log = getLogger('kafka.server.ReplicaManager');
 const EMPTY = Buffer.alloc(0);
 
 interface Slot {
+  key: string;
   tp: TopicPartition;
   fetchOffset: number;
   partitionMaxBytes: number;
@@ -35,7 +36,9 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
   return async (request, context) => {
     const version = context.header.apiVersion;
     const isFollower = request.replicaId >= 0;
-    const slots = uniqueSlots(request);
+    const fetchContext = ctx.fetchManager.newContext(request, version, isFollower);
+    if (fetchContext.errorCode !== ErrorCode.NONE.code) return { throttleTimeMs: 0, errorCode: fetchContext.errorCode, sessionId: 0, responses: [] };
+    const slots: Slot[] = fetchContext.partitions.map((p) => ({ ...p, response: emptyResponse(p.tp.partition) }));
     if (isFollower) for (const s of slots) updateFollower(ctx, request.replicaId, s);
     const asked = version >= 3 ? request.maxBytes : Number.MAX_SAFE_INTEGER;
     const clientId = context.header.clientId ?? '';
@@ -57,43 +60,24 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
         // Over consumer_byte_rate: an empty answer, and the bytes not sent are not counted (Kafka's unrecord).
         ctx.quotas.fetch.unrecord(clientId, bytes);
         context.throttleTimeMs = throttleTimeMs;
-        return { throttleTimeMs, errorCode: ErrorCode.NONE.code, sessionId: 0, responses: [] };
+        return { throttleTimeMs, ...fetchContext.throttled(), responses: [] };
       }
     }
+    // A session's answer holds only the partitions with something new (all of them for a full fetch).
+    const answer = fetchContext.respond(slots);
     const byTopic = new Map<string, FetchPartitionResponse[]>();
-    for (const s of slots) {
+    for (const s of answer.partitions) {
       let list = byTopic.get(s.tp.topic);
       if (!list) byTopic.set(s.tp.topic, (list = []));
       list.push(s.response);
     }
     return {
       throttleTimeMs: 0,
-      errorCode: ErrorCode.NONE.code,
-      sessionId: 0,
+      errorCode: answer.errorCode,
+      sessionId: answer.sessionId,
       responses: [...byTopic].map(([topic, partitionResponses]) => ({ topic, partitionResponses })),
     };
   };
-}
-
-/** One slot per partition: a partition named twice keeps its first place and its last fetch data (Kafka's map). */
-function uniqueSlots(request: FetchRequest): Slot[] {
-  const byTp = new Map<string, Slot>();
-  for (const t of request.topics) {
-    for (const p of t.partitions) {
-      const key = tpKey(t.topic, p.partition);
-      const slot: Slot = {
-        tp: { topic: t.topic, partition: p.partition },
-        fetchOffset: p.fetchOffset,
-        partitionMaxBytes: p.partitionMaxBytes,
-        currentLeaderEpoch: p.currentLeaderEpoch,
-        response: emptyResponse(p.partition),
-      };
-      const first = byTp.get(key);
-      if (first === undefined) byTp.set(key, slot);
-      else Object.assign(first, { fetchOffset: slot.fetchOffset, partitionMaxBytes: slot.partitionMaxBytes, currentLeaderEpoch: slot.currentLeaderEpoch });
-    }
-  }
-  return [...byTp.values()];
 }
 
 function emptyResponse(partition: number): FetchPartitionResponse {

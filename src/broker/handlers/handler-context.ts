@@ -7,6 +7,7 @@ import { AdminZk } from '../../zk/admin-zk';
 import { BrokerRegistryZk } from '../../zk/broker-registry-zk';
 import { AutoTopicCreationManager } from '../auto-topic-creation-manager';
 import { ClientQuotaManager } from '../client-quota-manager';
+import { FetchManager } from '../fetch-manager';
 import { MetadataCache } from '../metadata-cache';
 import { ReplicaManager } from '../replica-manager';
 
@@ -25,6 +26,8 @@ export interface HandlerContext {
   readonly autoTopicCreation: AutoTopicCreationManager;
   /** Byte-rate quotas of clients (producer_byte_rate, consumer_byte_rate). */
   readonly quotas: { readonly produce: ClientQuotaManager; readonly fetch: ClientQuotaManager };
+  /** KIP-227 incremental fetch sessions. */
+  readonly fetchManager: FetchManager;
   readonly brokerEpoch: () => number;
   readonly logConfigFor: (topic: string, overrides?: ReadonlyMap<string, string>) => Promise<LogConfig>;
 }

@@ -11,6 +11,7 @@ import { ListOffsetsApi } from '../../protocol/apis/list-offsets';
 import { OffsetForLeaderEpochApi, OffsetForLeaderEpochRequest } from '../../protocol/apis/offset-for-leader-epoch';
 import { offsetTruncationState } from './offset-truncation';
 import { ReplicaFetcherConfig } from './replica-fetcher-config';
+import { FetchSessionHandler, SessionPartitionData } from './fetch-session-handler';
 
 /** Versions a 2.x follower sends with inter.broker.protocol.version 2.x (KIP-320 leader epochs in both). */
 const FETCH_VERSION = 11;
@@ -69,6 +70,8 @@ export class ReplicaFetcherThread {
   /** The log changes of a response; removePartitions waits for the one in progress. */
   private readonly processing = new SerialQueue();
   private stopped = false;
+  /** This fetcher's incremental fetch session with the leader. */
+  private readonly fetchSession = new FetchSessionHandler();
   /** Aborted to end an idle wait early (partitions added, shutdown). */
   private wakeUp = new AbortController();
 
@@ -276,25 +279,25 @@ export class ReplicaFetcherThread {
   // ---- fetching ----
 
   private async fetch(states: PartitionFetchState[]): Promise<void> {
-    const byTopic = new Map<string, FetchRequest['topics'][number]>();
+    const next = new Map<string, SessionPartitionData>();
     const sent = new Map<PartitionFetchState, number>();
     for (const s of states) {
       const log = this.localLog(s.tp) as Log;
-      let t = byTopic.get(s.tp.topic);
-      if (t === undefined) byTopic.set(s.tp.topic, (t = { topic: s.tp.topic, partitions: [] }));
-      t.partitions.push({ partition: s.tp.partition, currentLeaderEpoch: s.currentLeaderEpoch, fetchOffset: s.fetchOffset, logStartOffset: log.logStartOffset, partitionMaxBytes: this.config.fetchMaxBytes });
+      next.set(tpKey(s.tp.topic, s.tp.partition), { tp: s.tp, currentLeaderEpoch: s.currentLeaderEpoch, fetchOffset: s.fetchOffset, logStartOffset: log.logStartOffset, partitionMaxBytes: this.config.fetchMaxBytes });
       sent.set(s, s.fetchOffset);
     }
+    // KIP-227: after the first, full request, only the partitions whose fetch data moved are named.
+    const session = this.fetchSession.build(next);
     const request: FetchRequest = {
       replicaId: this.config.brokerId,
       maxWaitMs: this.config.fetchWaitMaxMs,
       minBytes: this.config.fetchMinBytes,
       maxBytes: this.config.fetchResponseMaxBytes,
       isolationLevel: 0,
-      sessionId: 0,
-      sessionEpoch: -1,
-      topics: [...byTopic.values()],
-      forgottenTopicsData: [],
+      sessionId: session.sessionId,
+      sessionEpoch: session.sessionEpoch,
+      topics: session.topics,
+      forgottenTopicsData: session.forgottenTopicsData,
       rackId: '',
     };
     const response = await this.send(
@@ -304,7 +307,15 @@ export class ReplicaFetcherThread {
       this.config.fetchWaitMaxMs + this.config.socketTimeoutMs,
       states,
     );
-    if (response === undefined) return;
+    if (response === undefined) {
+      this.fetchSession.handleError();
+      return;
+    }
+    const unusable = this.fetchSession.handleResponse(session, response);
+    if (unusable !== undefined) {
+      this.logger.info(`Node ${this.leader.id} could not be fetched from: ${unusable}; the next fetch is a full one.`);
+      return;
+    }
     const index = new Map<string, PartitionFetchState>();
     for (const s of states) index.set(tpString(s.tp), s);
     await this.process(async () => {

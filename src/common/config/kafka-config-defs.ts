@@ -108,6 +108,7 @@ export const KAFKA_CONFIG_DEFS = [
   k('replica.fetch.min.bytes', 'int', '1'),
   k('replica.fetch.response.max.bytes', 'int', '10485760', atLeast(0)),
   k('fetch.max.bytes', 'int', '57671680', atLeast(1024)),
+  k('max.incremental.fetch.session.cache.slots', 'int', '1000', atLeast(0)),
   k('num.replica.fetchers', 'int', '1'),
   k('replica.high.watermark.checkpoint.interval.ms', 'long', '5000'),
   k('fetch.purgatory.purge.interval.requests', 'int', '1000'),
