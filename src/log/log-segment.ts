@@ -547,19 +547,27 @@ export class LogSegment {
     this.timeIndex.persist();
   }
 
-  /** fdatasync of the .log and both indexes (off the event loop). */
-  async flush(): Promise<void> {
+  /**
+   * fdatasync of the .log and, unless `withIndexes` is false, both indexes (off the event loop). The log flushes
+   * the active segment without its indexes: see Log.flushNow.
+   */
+  async flush(withIndexes = true): Promise<void> {
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.flushing++;
     try {
       await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
-      await this.offsetIndex.flush();
-      await this.timeIndex.flush();
+      if (withIndexes) await this.flushIndexes();
     } finally {
       this.flushing--;
       if (this.flushing === 0 && this.closeWhenFlushed) this.close();
     }
+  }
+
+  /** fdatasync of both indexes, if they were written since the last one. */
+  async flushIndexes(): Promise<void> {
+    await this.offsetIndex.flush();
+    await this.timeIndex.flush();
   }
 
   flushSync(): void {

@@ -471,6 +471,17 @@ export class Log {
     return this.startFlush(offset);
   }
 
+  private async flushRolledSegment(segment: LogSegment, newOffset: number): Promise<void> {
+    await this.flush(newOffset);
+    // Deleted or closed meanwhile (retention, truncation, shutdown): nothing left to sync.
+    if (this.offline || this.closed || !this.segments.all().includes(segment)) return;
+    try {
+      await segment.flushIndexes();
+    } catch (err) {
+      throw this.handleIoError('flushing the indexes of a rolled segment', err);
+    }
+  }
+
   private startFlush(offset?: number): Promise<void> {
     this.flushQueued = undefined;
     const running = this.flushNow(offset ?? this.nextOffset).finally(() => {
@@ -487,8 +498,13 @@ export class Log {
     const durableUpTo = Math.min(offset, this.nextOffset);
     const segments = this.segments.range(this.recoveryPointValue, offset);
     if (this.logger.isDebugEnabled()) this.logger.debug(`Flushing log up to offset ${offset} with recovery point ${this.recoveryPointValue}, unflushed: ${this.unflushedMessages}`);
+    // The active segment's indexes are not synced here: after an unclean shutdown the segment holding the
+    // recovery point and all after it are recovered, their indexes rebuilt from the log (LogLoader, as Kafka's
+    // recoverLog), so only the .log bytes of the active segment must be durable. Syncing its two index files too
+    // tripled the fsyncs of every flush.messages=1 append. A segment's indexes are synced once it rolls.
+    const active = this.activeSegment();
     try {
-      for (const s of segments) await s.flush();
+      for (const s of segments) await s.flush(s !== active);
       // The epochs of what becomes "below the recovery point" must be in their file first (see LeaderEpochFileCache).
       await this.leaderEpochCache.flushed();
     } catch (err) {
@@ -656,8 +672,9 @@ export class Log {
     if (!this.writes.busy) this.nextOffset = Math.max(this.nextOffset, newOffset);
     this.nextOffsetToAssign = Math.max(this.nextOffsetToAssign, newOffset);
     this.logger.info(`Rolled new log segment at offset ${newOffset} in ${this.clock.nowMs() - start} ms.`);
-    // Kafka flushes the finished segment in the background right after a roll.
-    this.scheduleTask('flush-log', () => this.flush(newOffset), 0);
+    // Kafka flushes the finished segment in the background right after a roll; its indexes too, which flushes of
+    // the active segment left out (the recovery point may have passed it already).
+    this.scheduleTask('flush-log', () => this.flushRolledSegment(active, newOffset), 0);
     return segment;
   }
 

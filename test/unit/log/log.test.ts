@@ -24,6 +24,15 @@ async function expectKafkaError(p: Promise<unknown> | (() => unknown), name: str
   expect((caught as KafkaError).errorName).toBe(name);
 }
 
+/** Lets I/O callbacks run until `done` holds (at most 2 s). */
+async function waitFor(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('condition not reached within 2 s');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 describe('Log', () => {
   let restoreLogging: () => void = () => undefined;
   beforeAll(() => {
@@ -315,6 +324,22 @@ describe('Log', () => {
     // One fsync per append would be 20; those asked for during a running one are served by a single next one.
     expect(flush.mock.calls.length).toBeLessThan(20);
     expect(flush.mock.calls.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('flush syncs the active segment without its indexes (recovery rebuilds them), and a rolled segment with them', async () => {
+    const log = f.open({ 'flush.messages': '1', 'index.interval.bytes': '1' });
+    const first = log.activeSegment();
+    const flush = jest.spyOn(first, 'flush');
+    const indexes = jest.spyOn(first, 'flushIndexes');
+    for (let i = 0; i < 3; i++) await log.appendAsLeader(makeBatch({ count: 1 }));
+    expect(flush.mock.calls.length).toBeGreaterThan(0);
+    for (const call of flush.mock.calls) expect(call).toEqual([false]);
+    expect(indexes).not.toHaveBeenCalled();
+    await log.roll();
+    // Kafka's background flush of the finished segment: scheduled at once, run by the scheduler's clock.
+    f.clock.advance(0);
+    await waitFor(() => indexes.mock.calls.length > 0);
+    expect(log.recoveryPoint).toBe(3);
   });
 
   it('exposes appended bytes to readers only once they are written', async () => {
