@@ -48,9 +48,8 @@ export class RecordBatchBuilder {
   private readonly timestampType: TimestampType;
   private readonly baseOffset: number;
   private readonly options: RecordBatchBuilderOptions;
-  /** The batch header's room at the front, then the records; `pos` is the end of what is written. */
   private buf: Buffer;
-  private pos = RECORD_BATCH_OVERHEAD;
+  private pos = 0;
   private count = 0;
   private lastOffset = -1;
   private firstTimestamp = NO_TIMESTAMP;
@@ -61,7 +60,7 @@ export class RecordBatchBuilder {
     this.compression = options.compression ?? CompressionType.NONE;
     this.timestampType = options.timestampType ?? TimestampType.CREATE_TIME;
     this.baseOffset = options.baseOffset ?? 0;
-    this.buf = Buffer.allocUnsafe(Math.max(RECORD_BATCH_OVERHEAD + 64, options.initialCapacity ?? 1024));
+    this.buf = Buffer.allocUnsafe(Math.max(64, options.initialCapacity ?? 1024));
   }
 
   get numRecords(): number {
@@ -70,7 +69,7 @@ export class RecordBatchBuilder {
 
   /** Uncompressed bytes the batch would take so far (an upper bound for the compressed size, plus overhead). */
   estimatedSizeInBytes(): number {
-    return this.pos;
+    return RECORD_BATCH_OVERHEAD + this.pos;
   }
 
   append(input: RecordInput): this {
@@ -97,16 +96,8 @@ export class RecordBatchBuilder {
 
   build(): Buffer {
     if (this.count === 0) throw new Error('Cannot build an empty record batch');
-    // Uncompressed, the records already sit behind the header's room, so the batch is finished in place: a copy
-    // of every byte less on the producer's hot path. Compressed, the header goes in front of the codec's output.
-    let out: Buffer;
-    if (this.compression === CompressionType.NONE) {
-      out = this.buf.subarray(0, this.pos);
-    } else {
-      const records = compress(this.compression, this.buf.subarray(RECORD_BATCH_OVERHEAD, this.pos));
-      out = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD + records.length);
-      records.copy(out, RECORD_BATCH_OVERHEAD);
-    }
+    const records = compress(this.compression, this.buf.subarray(0, this.pos));
+    const out = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD + records.length);
     const o = this.options;
     writeInt64(out, 0, this.baseOffset);
     out.writeInt32BE(out.length - 12, 8);
@@ -124,6 +115,7 @@ export class RecordBatchBuilder {
     out.writeInt16BE(o.producerEpoch ?? -1, 51);
     out.writeInt32BE(o.baseSequence ?? -1, 53);
     out.writeInt32BE(this.count, 57);
+    records.copy(out, RECORD_BATCH_OVERHEAD);
     out.writeUInt32BE(crc32c(out.subarray(21)), 17);
     return out;
   }
