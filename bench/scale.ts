@@ -299,10 +299,24 @@ async function producerRate(cluster: TestCluster, topic: string, records: number
   return Number(m?.[1] ?? 0);
 }
 
+/** CPU seconds (user + system) the brokers' processes have used so far, from /proc/<pid>/stat. */
+function brokersCpuSeconds(cluster: TestCluster): number {
+  let ticks = 0;
+  for (const id of [0, 1, 2]) {
+    const stat = fs.readFileSync(`/proc/${cluster.broker(id).child.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / 100;
+}
+
 async function metadataStorm(cluster: TestCluster): Promise<void> {
   const topic = 'storm-produce';
   await createTopic(cluster, topic, 6, 1);
+  const quietStart = Date.now();
+  const quietCpu = brokersCpuSeconds(cluster);
   const quiet = await producerRate(cluster, topic, RECORDS);
+  const quietBrokerShare = (brokersCpuSeconds(cluster) - quietCpu) / seconds(quietStart);
   // Each connection asks for the producer's topic once a second, as many clients refreshing at once would.
   const conns = await Promise.all(
     Array.from({ length: CONNECTIONS }, async (_, i) => {
@@ -323,13 +337,20 @@ async function metadataStorm(cluster: TestCluster): Promise<void> {
     }
   });
   const stormStart = Date.now();
+  const stormCpu = brokersCpuSeconds(cluster);
+  const clientsCpu = process.cpuUsage();
   const loaded = await producerRate(cluster, topic, RECORDS);
   const rate = sent / seconds(stormStart);
+  // Where the producer's share went: the storm's clients (this process) and the brokers' CPU, in cores.
+  const used = process.cpuUsage(clientsCpu);
+  const clientsShare = (used.user + used.system) / 1e6 / seconds(stormStart);
+  const stormBrokerShare = (brokersCpuSeconds(cluster) - stormCpu) / seconds(stormStart);
+  info(`CPU in cores (of 2): brokers ${quietBrokerShare.toFixed(2)} quiet, ${stormBrokerShare.toFixed(2)} in the storm; the storm's ${CONNECTIONS} clients ${clientsShare.toFixed(2)}`);
   stop = true;
   await Promise.all(loops);
   for (const c of conns) c.close();
   info(`producer (acks=1, 6 partitions) alone ${quiet.toFixed(0)} records/s; with ${CONNECTIONS} connections sending ${rate.toFixed(0)} Metadata/s: ${loaded.toFixed(0)} records/s`);
-  report({ name: 'metadata_storm_producer', value: loaded / quiet, unit: 'of_quiet', goal: 0.8, kind: 'min', note: `${loaded.toFixed(0)} against ${quiet.toFixed(0)} records/s, ${rate.toFixed(0)} Metadata requests/s` });
+  report({ name: 'metadata_storm_producer', value: loaded / quiet, unit: 'of_quiet', goal: 0.8, kind: 'min', note: `${loaded.toFixed(0)} against ${quiet.toFixed(0)} records/s, ${rate.toFixed(0)} Metadata requests/s; the storm's clients took ${clientsShare.toFixed(2)} of the 2 cores` });
 }
 
 async function restart(cluster: TestCluster, zk: ZkClient, id: number, partitions: readonly { topic: string; partition: number }[], name: string): Promise<void> {

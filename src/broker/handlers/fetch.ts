@@ -28,7 +28,9 @@ interface Slot {
  * the request asks, and for v0-v2, which ask nothing. A partition named twice is answered once. A fetch with less
  * than minBytes available waits up to maxWait (Kafka's DelayedFetch) holding only its offsets: it checks the
  * log's positions when woken and reads once, when it completes. Versions below 4 get the old message formats
- * their clients understand.
+ * their clients understand. Which partitions are read and answered comes from the request's fetch session
+ * (KIP-227, `../fetch-manager.ts`): all of a sessionless or full fetch; for an incremental one, all of the
+ * session's partitions are read and only those with news answered.
  */
 export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest, FetchResponse> {
   const consumerMaxBytes = ctx.config.get('fetch.max.bytes');
