@@ -88,7 +88,12 @@ export class TestCluster {
     return (await readJson(this.zk, `${this.chroot}/brokers/topics/${topic}/partitions/${partition}/state`)) as never;
   }
 
-  /** Waits until every partition of `topic` has a leader in ZooKeeper and returns the leaders. */
+  /**
+   * Waits until every partition of `topic` has a leader in ZooKeeper whose own Metadata names it leader, and
+   * returns the leaders. ZooKeeper alone is not enough: the controller writes the state before the leader has
+   * applied its LeaderAndIsr, and a produce in between gets UNKNOWN_TOPIC_OR_PARTITION. The controller sends a
+   * broker its UpdateMetadata after its LeaderAndIsr, so the leader's Metadata covers both.
+   */
   async waitForLeaders(topic: string, partitions: number, timeoutMs = 30000): Promise<number[]> {
     return waitUntil(
       async () => {
@@ -98,10 +103,26 @@ export class TestCluster {
           if (s === null || s.leader < 0) return undefined;
           leaders.push(s.leader);
         }
+        for (const id of new Set(leaders)) {
+          const b = this.brokers.get(id);
+          if (b === undefined || !b.child.isRunning() || !(await this.metadataShowsLeaders(b.port, topic, leaders))) return undefined;
+        }
         return leaders;
       },
-      { timeoutMs, message: `leaders for all ${partitions} partitions of ${topic}` },
+      { timeoutMs, message: `leaders for all ${partitions} partitions of ${topic}, in ZooKeeper and in their own Metadata` },
     );
+  }
+
+  private async metadataShowsLeaders(port: number, topic: string, leaders: readonly number[]): Promise<boolean> {
+    const conn = new BrokerConnection({ host: '127.0.0.1', port });
+    try {
+      await conn.connect();
+      const md = await conn.send(MetadataApi, { topics: [{ name: topic }], allowAutoTopicCreation: false }, { version: 1 });
+      const t = md.topics.find((x) => x.name === topic);
+      return t !== undefined && leaders.every((leader, p) => t.partitions.some((x) => x.partitionIndex === p && x.leaderId === leader));
+    } finally {
+      conn.close();
+    }
   }
 
   /**
