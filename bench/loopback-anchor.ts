@@ -31,16 +31,32 @@ function child(args: string[]): { port: Promise<number>; done: Promise<void>; ki
   return { port, done, kill: () => c.kill('SIGKILL') };
 }
 
-/** Sends `bytes` to a sink child; the clock stops when the sink says it has them all. */
-async function sendTo(mode: 'discard' | 'append', bytes: number, file: string): Promise<number> {
-  const sink = child(['sink', mode, String(bytes), file]);
+/**
+ * Starts a child with `args`, connects to it and times `transfer` over the socket: MB/s of `bytes`. The child is
+ * killed afterwards, whatever happened.
+ */
+async function timedTransfer(args: string[], bytes: number, transfer: (sock: net.Socket) => Promise<void>): Promise<number> {
+  const peer = child(args);
   try {
-    const sock = net.connect(await sink.port, '127.0.0.1');
+    const sock = net.connect(await peer.port, '127.0.0.1');
     await new Promise((resolve) => sock.once('connect', resolve));
-    const chunk = Buffer.alloc(CHUNK, 0x61);
     const start = process.hrtime.bigint();
+    await transfer(sock);
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    sock.destroy();
+    return bytes / seconds / 1048576;
+  } finally {
+    peer.kill();
+    await peer.done;
+  }
+}
+
+/** Sends `bytes` to a sink child; the clock stops when the sink says it has them all. */
+function sendTo(mode: 'discard' | 'append', bytes: number, file: string): Promise<number> {
+  const chunk = Buffer.alloc(CHUNK, 0x61);
+  return timedTransfer(['sink', mode, String(bytes), file], bytes, (sock) => {
     let sent = 0;
-    await new Promise<void>((resolve) => {
+    return new Promise<void>((resolve) => {
       sock.once('data', () => resolve());
       const pump = (): void => {
         while (sent < bytes) {
@@ -53,35 +69,20 @@ async function sendTo(mode: 'discard' | 'append', bytes: number, file: string): 
       };
       pump();
     });
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    sock.destroy();
-    return bytes / seconds / 1048576;
-  } finally {
-    sink.kill();
-    await sink.done;
-  }
+  });
 }
 
 /** Receives `bytes` that a source child reads from `file`. */
-async function receiveFrom(bytes: number, file: string): Promise<number> {
-  const source = child(['source', String(bytes), file]);
-  try {
-    const sock = net.connect(await source.port, '127.0.0.1');
+function receiveFrom(bytes: number, file: string): Promise<number> {
+  return timedTransfer(['source', String(bytes), file], bytes, (sock) => {
     let got = 0;
-    const start = process.hrtime.bigint();
-    await new Promise<void>((resolve) => {
+    return new Promise<void>((resolve) => {
       sock.on('data', (d: Buffer) => {
         got += d.length;
         if (got >= bytes) resolve();
       });
     });
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    sock.destroy();
-    return bytes / seconds / 1048576;
-  } finally {
-    source.kill();
-    await source.done;
-  }
+  });
 }
 
 export async function loopbackRates(dir: string, bytes: number): Promise<LoopbackRates> {
