@@ -47,8 +47,18 @@ const MIN_SECOND_WRITE_BYTES = 256 << 10;
  */
 const SYNC_WRITE_MAX_BYTES = 256 << 10;
 
-/** A synchronous write slower than this (the kernel throttling dirty pages, a slow disk) ... */
+/**
+ * Synchronous writes taking this long on average (the kernel throttling dirty pages, a slow disk) ...
+ *
+ * An average, not one write: on a busy host a thread is often preempted in the middle of a 20 µs write, and one
+ * such write in a thousand took 2–10 ms in the rf3 benchmark. Backing off after any one of them sent nearly every
+ * write of a benchmark to the pool (and its hand-offs cost the brokers 12 % more CPU). A throttled disk makes
+ * every write slow, and one write of 20 ms or more trips the average on its own.
+ */
 const SLOW_SYNC_WRITE_MS = 2;
+
+/** Weight of the latest write in the moving average of synchronous write times. */
+const SYNC_WRITE_MS_WEIGHT = 0.1;
 
 /** ... sends every write to the pool for this long, so a struggling disk never stalls the event loop for long. */
 const SYNC_WRITE_BACKOFF_MS = 10_000;
@@ -72,6 +82,8 @@ const SYNC_WRITE_BACKOFF_MS = 10_000;
  */
 export class LogWritePipeline<T> {
   private syncWritesPausedUntil = 0;
+  /** Moving average of synchronous write times (ms). */
+  private syncWriteMs = 0;
   private readonly pending: Pending<T>[] = [];
   private pendingBytes = 0;
   /** Writes submitted and not yet settled, in submission order. */
@@ -155,7 +167,12 @@ export class LogWritePipeline<T> {
       failed = true;
       error = err;
     }
-    if (this.clock.hiResClockMs() - started > SLOW_SYNC_WRITE_MS) this.syncWritesPausedUntil = this.clock.nowMs() + SYNC_WRITE_BACKOFF_MS;
+    this.syncWriteMs += SYNC_WRITE_MS_WEIGHT * (this.clock.hiResClockMs() - started - this.syncWriteMs);
+    if (this.syncWriteMs > SLOW_SYNC_WRITE_MS) {
+      this.syncWritesPausedUntil = this.clock.nowMs() + SYNC_WRITE_BACKOFF_MS;
+      // After the pause, the disk is judged afresh.
+      this.syncWriteMs = 0;
+    }
     // Settled after the caller's synchronous code, as an asynchronous write would be, minus the thread hops.
     queueMicrotask(() => this.complete(write, failed, error));
   }

@@ -198,9 +198,44 @@ describe('LogWritePipeline', () => {
       expect(written).toEqual([0, 1, 2]);
     });
 
-    it('after one slow synchronous write, go to the pool for a while', async () => {
+    it('stay synchronous after one slow write (a preempted thread)', async () => {
+      const { seg, pipeline } = syncSetup();
+      seg.syncWriteMs = 5;
+      await pipeline.submit(seg.asSegment(), 0, Buffer.alloc(100), 0);
+      seg.syncWriteMs = 0;
+      await pipeline.submit(seg.asSegment(), 100, Buffer.alloc(100), 1);
+      expect(seg.syncWrites).toEqual([[100], [100]]);
+      expect(seg.writes).toEqual([]);
+    });
+
+    it('go to the pool for a while once synchronous writes are slow on average (a throttled disk)', async () => {
       const { seg, pipeline } = syncSetup();
       seg.syncWriteMs = 3;
+      let position = 0;
+      while (seg.syncWrites.length < 100) {
+        const append = pipeline.submit(seg.asSegment(), position, Buffer.alloc(100), 0);
+        position += 100;
+        if (seg.writes.length > 0) {
+          seg.writes[0]?.resolve();
+          await append;
+          break;
+        }
+        await append;
+      }
+      // The moving average passes 2 ms after about ten writes of 3 ms; the next one went to the pool.
+      expect(seg.writes.length).toBe(1);
+      expect(seg.syncWrites.length).toBeGreaterThan(5);
+      expect(seg.syncWrites.length).toBeLessThan(20);
+      seg.syncWriteMs = 0;
+      const next = pipeline.submit(seg.asSegment(), position, Buffer.alloc(100), 1);
+      expect(seg.writes.length).toBe(2);
+      seg.writes[1]?.resolve();
+      await expect(next).resolves.toBe(1);
+    });
+
+    it('go to the pool for a while after one very slow synchronous write', async () => {
+      const { seg, pipeline } = syncSetup();
+      seg.syncWriteMs = 30;
       await pipeline.submit(seg.asSegment(), 0, Buffer.alloc(100), 0);
       const next = pipeline.submit(seg.asSegment(), 100, Buffer.alloc(100), 1);
       expect(seg.syncWrites).toEqual([[100]]);
