@@ -1,6 +1,8 @@
 import { ApiKey } from '../protocol/api-keys';
 import { ApiHandlers } from './network/api-handler';
 import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopReplicaHandler, createUpdateMetadataHandler } from './handlers/control-requests';
+import { createDeleteRecordsHandler } from './handlers/delete-records';
+import { createDescribeClusterHandler } from './handlers/describe-cluster';
 import { createDescribeConfigsHandler } from './handlers/describe-configs';
 import { createFetchHandler } from './handlers/fetch';
 import {
@@ -47,9 +49,11 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.LIST_GROUPS]: createListGroupsHandler(ctx),
     [ApiKey.CREATE_TOPICS]: createCreateTopicsHandler(ctx),
     [ApiKey.DELETE_TOPICS]: createDeleteTopicsHandler(ctx),
+    [ApiKey.DELETE_RECORDS]: createDeleteRecordsHandler(ctx),
     [ApiKey.OFFSET_FOR_LEADER_EPOCH]: createOffsetsForLeaderEpochHandler(ctx),
     [ApiKey.DESCRIBE_CONFIGS]: createDescribeConfigsHandler(ctx),
     [ApiKey.CREATE_PARTITIONS]: createCreatePartitionsHandler(ctx),
     [ApiKey.DELETE_GROUPS]: createDeleteGroupsHandler(ctx),
+    [ApiKey.DESCRIBE_CLUSTER]: createDescribeClusterHandler(ctx),
   };
 }

@@ -15,6 +15,8 @@ import { IsrStateWriter } from './isr-state-writer';
  */
 export interface FollowerState {
   logEndOffset: number;
+  /** The follower's log start offset from its last fetch (-1 until it fetches): the low watermark counts it. */
+  logStartOffset: number;
   lastCaughtUpTimeMs: number;
   lastFetchLeaderLogEndOffset: number;
   lastFetchTimeMs: number;
@@ -35,6 +37,19 @@ export interface PartitionSettings {
   readonly clock: Clock;
   /** replica.lag.time.max.ms: how long a follower may go without catching up and still count as in sync. */
   readonly replicaLagTimeMaxMs: number;
+}
+
+/** DeleteRecords' offset meaning "up to the high watermark" (DeleteRecordsRequest.HIGH_WATERMARK). */
+export const HIGH_WATERMARK_OFFSET = -1;
+
+/**
+ * The low watermark of a partition: the smallest of the leader's log start offset and the followers' on live
+ * brokers (a follower on a dead broker must not hold a DeleteRecords back).
+ */
+export function lowWatermark(leaderLogStartOffset: number, followers: ReadonlyMap<number, Pick<FollowerState, 'logStartOffset'>>, isBrokerAlive: (id: number) => boolean): number {
+  let low = leaderLogStartOffset;
+  for (const [id, f] of followers) if (isBrokerAlive(id) && f.logStartOffset < low) low = f.logStartOffset;
+  return low;
 }
 
 /** Outcome of an acks=-1 produce check (Kafka's checkEnoughReplicasReachOffset). */
@@ -98,8 +113,10 @@ export class Partition {
       if (r === this.localBrokerId) continue;
       // A new leader knows nothing of the followers' logs until they fetch; an epoch bump keeps what it knew.
       const logEndOffset = wasLeader ? (previous.get(r)?.logEndOffset ?? -1) : -1;
+      const logStartOffset = wasLeader ? (previous.get(r)?.logStartOffset ?? -1) : -1;
       this.followers.set(r, {
         logEndOffset,
+        logStartOffset,
         lastCaughtUpTimeMs: state.isr.includes(r) ? now : 0,
         lastFetchLeaderLogEndOffset: this.leaderEpochStartOffset,
         lastFetchTimeMs: now,
@@ -152,8 +169,9 @@ export class Partition {
   /**
    * A follower fetched from `fetchOffset` (its log end offset): note how far it is and whether it is caught up,
    * maybe take it back into the ISR, maybe move the high watermark. Returns whether the high watermark moved.
+   * `followerLogStartOffset` (Fetch v5+, else -1) feeds the low watermark that DeleteRecords waits for.
    */
-  updateFollowerFetchState(replicaId: number, fetchOffset: number): boolean {
+  updateFollowerFetchState(replicaId: number, fetchOffset: number, followerLogStartOffset = -1): boolean {
     const f = this.followers.get(replicaId);
     if (f === undefined || !this.isLeader) return false;
     const now = this.settings.clock.nowMs();
@@ -161,6 +179,7 @@ export class Partition {
     if (fetchOffset >= leaderEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, now);
     else if (fetchOffset >= f.lastFetchLeaderLogEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, f.lastFetchTimeMs);
     f.logEndOffset = fetchOffset;
+    f.logStartOffset = followerLogStartOffset;
     f.lastFetchLeaderLogEndOffset = leaderEndOffset;
     f.lastFetchTimeMs = now;
     this.maybeExpandIsr(replicaId, f);
@@ -269,6 +288,37 @@ export class Partition {
     if (log.highWatermark < requiredOffset) return { done: false };
     if (this.isr.length < log.config.minInSyncReplicas) return { done: true, error: 'NOT_ENOUGH_REPLICAS_AFTER_APPEND' };
     return { done: true };
+  }
+
+  /**
+   * The smallest log start offset of the leader and of the followers on live brokers (Kafka's
+   * lowWatermarkIfLeader): what a DeleteRecords waits for. A follower that has not fetched yet counts as -1.
+   */
+  lowWatermarkIfLeader(isBrokerAlive: (id: number) => boolean): number {
+    const log = this.log;
+    if (!this.isLeader || log === undefined) {
+      throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Leader not local for partition ${tpString(this.tp)} on broker ${this.localBrokerId}`);
+    }
+    return lowWatermark(log.logStartOffset, this.followers, isBrokerAlive);
+  }
+
+  /**
+   * DeleteRecords on the leader (Kafka's Partition.deleteRecordsOnLeader): -1 means the high watermark; the log
+   * start offset moves there (never past the high watermark: OFFSET_OUT_OF_RANGE from the log). Returns the offset
+   * asked for and the low watermark now.
+   */
+  async deleteRecordsOnLeader(offset: number, isBrokerAlive: (id: number) => boolean): Promise<{ requestedOffset: number; lowWatermark: number }> {
+    const log = this.log;
+    if (!this.isLeader || log === undefined) {
+      throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Leader not local for partition ${tpString(this.tp)} on broker ${this.localBrokerId}`);
+    }
+    if (!log.config.cleanupPolicy.includes('delete')) {
+      throw new KafkaError('POLICY_VIOLATION', `Records of partition ${tpString(this.tp)} can not be deleted due to the configured policy`);
+    }
+    const requestedOffset = offset === HIGH_WATERMARK_OFFSET ? log.highWatermark : offset;
+    if (requestedOffset < 0) throw new KafkaError('OFFSET_OUT_OF_RANGE', `The offset ${requestedOffset} for partition ${tpString(this.tp)} is not valid`);
+    await log.maybeIncrementLogStartOffset(requestedOffset, 'client delete records request');
+    return { requestedOffset, lowWatermark: this.lowWatermarkIfLeader(isBrokerAlive) };
   }
 
   /** Whether every ISR member has `offset` (acks=-1 completion). */

@@ -5,7 +5,7 @@ import { KafkaConfig } from '../common/config/kafka-config';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
-import { topicNameError } from '../common/topic';
+import { isInternalTopic, topicNameError } from '../common/topic';
 import { LogConfig } from '../common/config/log-config';
 import { LoopYield } from '../common/loop-yield';
 import { LogManager } from '../log/log-manager';
@@ -46,6 +46,12 @@ const TRANSIENT_LOG_CREATION_BACKOFF_MS = 100;
 
 /** Topic configs read once for one LeaderAndIsr request, by topic. */
 type LogConfigs = Map<string, LogConfig>;
+
+/** One partition's DeleteRecords outcome (Kafka's DeleteRecordsPartitionResult): low watermark -1 on error. */
+export interface DeleteRecordsResult {
+  lowWatermark: number;
+  errorCode: number;
+}
 
 /** Partitions this broker leads and follows after a LeaderAndIsr request (only those that changed cleanly). */
 export type LeadershipChangeCallback = (leaders: readonly TopicPartition[], followers: readonly TopicPartition[]) => void;
@@ -196,6 +202,55 @@ export class ReplicaManager {
     if (p.log.isOffline) throw new KafkaError('KAFKA_STORAGE_ERROR');
     if (!p.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Leader not local for partition ${tpString(tp)} on broker ${this.o.brokerId}`);
     return p;
+  }
+
+  /**
+   * DeleteRecords (Kafka's ReplicaManager.deleteRecords with DelayedDeleteRecords): each leader's log start offset
+   * moves to the offset asked; the answer waits, up to `timeoutMs`, until every partition's low watermark (the
+   * smallest log start offset of its live replicas, the followers reporting theirs in their fetches) has reached
+   * it. A partition still short of it then is REQUEST_TIMED_OUT with the low watermark it had at the start.
+   */
+  async deleteRecords(timeoutMs: number, offsets: ReadonlyMap<string, { tp: TopicPartition; offset: number }>): Promise<Map<string, DeleteRecordsResult>> {
+    const isAlive = (id: number): boolean => this.o.metadataCache.isBrokerAlive(id);
+    const results = new Map<string, DeleteRecordsResult>();
+    const pending = new Map<string, { tp: TopicPartition; requiredOffset: number }>();
+    for (const [key, { tp, offset }] of offsets) {
+      if (isInternalTopic(tp.topic)) {
+        results.set(key, { lowWatermark: -1, errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION.code });
+        continue;
+      }
+      try {
+        const { requestedOffset, lowWatermark } = await this.leaderPartition(tp).deleteRecordsOnLeader(offset, isAlive);
+        results.set(key, { lowWatermark, errorCode: ErrorCode.NONE.code });
+        // DelayedDeleteRecords: REQUEST_TIMED_OUT until the low watermark arrives.
+        if (lowWatermark < requestedOffset) {
+          pending.set(key, { tp, requiredOffset: requestedOffset });
+          results.set(key, { lowWatermark, errorCode: ErrorCode.REQUEST_TIMED_OUT.code });
+        }
+      } catch (err) {
+        if (!(err instanceof KafkaError)) this.logger.error(`Error processing delete records operation on partition ${tpString(tp)}`, err);
+        results.set(key, { lowWatermark: -1, errorCode: err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code });
+      }
+    }
+    if (pending.size === 0) return results;
+    const tryComplete = (): boolean => {
+      for (const [key, { tp, requiredOffset }] of pending) {
+        const p = this.partitions.get(tpString(tp));
+        let error: number = ErrorCode.NONE.code;
+        let low = -1;
+        if (p === undefined || p.log === undefined) error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code;
+        else if (this.isOffline(p)) error = ErrorCode.KAFKA_STORAGE_ERROR.code;
+        else if (!p.isLeader) error = ErrorCode.NOT_LEADER_OR_FOLLOWER.code;
+        else low = p.lowWatermarkIfLeader(isAlive);
+        if (error !== ErrorCode.NONE.code || low >= requiredOffset) {
+          pending.delete(key);
+          results.set(key, { lowWatermark: low, errorCode: error });
+        }
+      }
+      return pending.size === 0;
+    };
+    if (!tryComplete()) await this.watchers.waitUntil(tryComplete, [...pending.values()].map((v) => v.tp), timeoutMs);
+    return results;
   }
 
   allPartitions(): Partition[] {

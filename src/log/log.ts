@@ -60,6 +60,9 @@ export interface TimestampAndOffset {
 export const LATEST_TIMESTAMP = -1;
 export const EARLIEST_TIMESTAMP = -2;
 
+/** Why the log start offset moved (Kafka's LogStartOffsetIncrementReason), as its log line says it. */
+export type LogStartOffsetIncrementReason = 'client delete records request' | 'leader offset increment';
+
 /**
  * One partition's log: an ordered set of segments in `<log dir>/<topic>-<partition>`, with the log end offset
  * (LEO), log start offset, high watermark and recovery point.
@@ -375,8 +378,11 @@ export class Log {
     return this.highWatermarkValue;
   }
 
-  /** DeleteRecords: moves the log start offset up (not beyond the high watermark). Segments go at the next retention run. */
-  maybeIncrementLogStartOffset(newLogStartOffset: number): Promise<boolean> {
+  /**
+   * DeleteRecords on the leader, and on a follower the leader's log start offset from a fetch response: moves the
+   * log start offset up (not beyond the high watermark). Segments below it go at the next retention run.
+   */
+  maybeIncrementLogStartOffset(newLogStartOffset: number, reason: LogStartOffsetIncrementReason = 'client delete records request'): Promise<boolean> {
     return this.exclusive(() =>
       this.io('incrementing the log start offset', () => {
         if (newLogStartOffset > this.highWatermarkValue) {
@@ -385,7 +391,7 @@ export class Log {
         if (newLogStartOffset <= this.logStartOffsetValue) return false;
         this.logStartOffsetValue = newLogStartOffset;
         this.leaderEpochCache.truncateFromStart(newLogStartOffset);
-        this.logger.info(`Incremented log start offset to ${newLogStartOffset} due to client delete records request`);
+        this.logger.info(`Incremented log start offset to ${newLogStartOffset} due to ${reason}`);
         return true;
       }),
     );

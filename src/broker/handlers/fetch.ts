@@ -18,6 +18,8 @@ interface Slot {
   fetchOffset: number;
   partitionMaxBytes: number;
   currentLeaderEpoch: number;
+  /** The fetcher's log start offset (Fetch v5+; -1 from consumers and older versions). */
+  logStartOffset: number;
   response: FetchPartitionResponse;
 }
 
@@ -86,7 +88,10 @@ function emptyResponse(partition: number): FetchPartitionResponse {
   return { partition, errorCode: ErrorCode.NONE.code, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: null, preferredReadReplica: -1, recordSet: EMPTY };
 }
 
-/** A follower's fetch offset is its log end offset: the leader may move its high watermark and ISR. */
+/**
+ * A follower's fetch offset is its log end offset: the leader may move its high watermark and ISR. Its log start
+ * offset moves the low watermark (Kafka's updateFollowerFetchState: leaderLWIncremented).
+ */
 function updateFollower(ctx: HandlerContext, replicaId: number, s: Slot): void {
   const partition = ctx.replicaManager.getPartition(s.tp);
   if (partition === undefined || !partition.isLeader) return;
@@ -94,7 +99,11 @@ function updateFollower(ctx: HandlerContext, replicaId: number, s: Slot): void {
   if (s.currentLeaderEpoch >= 0 && s.currentLeaderEpoch !== partition.leaderEpoch) return;
   // Beyond our log end the follower's log diverges (it will truncate after OFFSET_OUT_OF_RANGE): not in sync.
   if (s.fetchOffset > partition.logEndOffset) return;
-  if (partition.updateFollowerFetchState(replicaId, s.fetchOffset)) ctx.replicaManager.watchers.notify(s.tp);
+  const isAlive = (id: number): boolean => ctx.metadataCache.isBrokerAlive(id);
+  const lowBefore = partition.lowWatermarkIfLeader(isAlive);
+  const hwMoved = partition.updateFollowerFetchState(replicaId, s.fetchOffset, s.logStartOffset);
+  // A moved high watermark completes acks=-1 produces and fetches; a moved low watermark, DeleteRecords.
+  if (hwMoved || partition.lowWatermarkIfLeader(isAlive) !== lowBefore) ctx.replicaManager.watchers.notify(s.tp);
 }
 
 /** KIP-320: a replica that knows another leader epoch than ours is fenced (older) or must wait (newer). */

@@ -352,6 +352,10 @@ export class ReplicaFetcherThread {
     s.fetchOffset = log.logEndOffset;
     // The follower's high watermark trails the leader's, never past what it has itself.
     if (p.highWatermark >= 0) log.updateHighWatermark(Math.min(p.highWatermark, log.logEndOffset));
+    // DeleteRecords on the leader reaches the followers here (Kafka's processPartitionData): our log start offset
+    // follows the leader's, which our next fetch reports back for the leader's low watermark. Never past our own
+    // high watermark (a follower behind the leader's start would have been answered OFFSET_OUT_OF_RANGE).
+    if (p.logStartOffset > log.logStartOffset) await log.maybeIncrementLogStartOffset(Math.min(p.logStartOffset, log.highWatermark), 'leader offset increment');
   }
 
   /**

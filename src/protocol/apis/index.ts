@@ -8,6 +8,7 @@ import { CreateTopicsApi } from './create-topics';
 import { DeleteGroupsApi } from './delete-groups';
 import { DeleteRecordsApi } from './delete-records';
 import { DeleteTopicsApi } from './delete-topics';
+import { DescribeClusterApi } from './describe-cluster';
 import { DescribeConfigsApi } from './describe-configs';
 import { DescribeGroupsApi } from './describe-groups';
 import { FetchApi } from './fetch';
@@ -34,8 +35,9 @@ import { UpdateMetadataApi } from './update-metadata';
  * and ApiVersions is derived from it (restricted to the APIs a handler is installed for), so a version window is
  * declared exactly once, in the API's own file.
  *
- * Windows: min 0 everywhere (librdkafka's feature checks need the low versions) and every max at or below the
- * last non-flexible version, except ApiVersions v3 (KIP-511), which librdkafka asks for first.
+ * Windows: min 0 everywhere (librdkafka's feature checks need the low versions). The older APIs stop at or below
+ * their last non-flexible version, except ApiVersions v3 (KIP-511), which librdkafka asks for first; APIs added
+ * since go to Kafka 2.8's maximum, flexible versions included (DeleteRecords 0-2, DescribeCluster 0).
  */
 export const Apis = {
   [ApiKey.PRODUCE]: ProduceApi,
@@ -66,6 +68,7 @@ export const Apis = {
   [ApiKey.ALTER_CONFIGS]: AlterConfigsApi,
   [ApiKey.CREATE_PARTITIONS]: CreatePartitionsApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
+  [ApiKey.DESCRIBE_CLUSTER]: DescribeClusterApi,
 } as const;
 
 export type Apis = typeof Apis;
