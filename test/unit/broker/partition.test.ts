@@ -1,4 +1,4 @@
-import { Partition } from '../../../src/broker/partition';
+import { HIGH_WATERMARK_OFFSET, lowWatermark, Partition } from '../../../src/broker/partition';
 import { TopicPartition } from '../../../src/common/topic-partition';
 import { Log } from '../../../src/log/log';
 import { LeaderAndIsrPartitionState } from '../../../src/protocol/apis/leader-and-isr';
@@ -164,15 +164,15 @@ describe('high watermark', () => {
   it('a new leader forgets the followers it knew; a new epoch of the same leader keeps their offsets', async () => {
     const t0 = fixture.clock.nowMs();
     expect(partition.makeLeader(state({ isr: [1, 2], leaderEpoch: 2 }), log)).toBe(true);
-    expect(partition.followers.get(2)).toEqual({ logEndOffset: -1, lastCaughtUpTimeMs: t0, lastFetchLeaderLogEndOffset: 0, lastFetchTimeMs: t0 });
-    expect(partition.followers.get(3)).toEqual({ logEndOffset: -1, lastCaughtUpTimeMs: 0, lastFetchLeaderLogEndOffset: 0, lastFetchTimeMs: t0 });
+    expect(partition.followers.get(2)).toEqual({ logEndOffset: -1, logStartOffset: -1, lastCaughtUpTimeMs: t0, lastFetchLeaderLogEndOffset: 0, lastFetchTimeMs: t0 });
+    expect(partition.followers.get(3)).toEqual({ logEndOffset: -1, logStartOffset: -1, lastCaughtUpTimeMs: 0, lastFetchLeaderLogEndOffset: 0, lastFetchTimeMs: t0 });
     await append(10);
-    partition.updateFollowerFetchState(2, 10);
+    partition.updateFollowerFetchState(2, 10, 0);
     partition.updateFollowerFetchState(3, 6);
 
     fixture.clock.advance(500);
     expect(partition.makeLeader(state({ isr: [1, 2, 3], leaderEpoch: 3, zkVersion: 6 }), log)).toBe(true);
-    expect(partition.followers.get(2)).toEqual({ logEndOffset: 10, lastCaughtUpTimeMs: t0 + 500, lastFetchLeaderLogEndOffset: 10, lastFetchTimeMs: t0 + 500 });
+    expect(partition.followers.get(2)).toEqual({ logEndOffset: 10, logStartOffset: 0, lastCaughtUpTimeMs: t0 + 500, lastFetchLeaderLogEndOffset: 10, lastFetchTimeMs: t0 + 500 });
     expect(partition.followers.get(3)?.logEndOffset).toBe(6);
     expect(partition.highWatermark).toBe(10);
     // The same epoch again: nothing new.
@@ -425,5 +425,56 @@ describe('acks=-1 and min.insync.replicas', () => {
     expect(partition.checkEnoughReplicasReachOffset(6)).toEqual({ done: true, error: 'NOT_ENOUGH_REPLICAS_AFTER_APPEND' });
     partition.makeFollower(state({ isr: [2], leader: 2, leaderEpoch: 3 }), log);
     expect(partition.checkEnoughReplicasReachOffset(6)).toEqual({ done: true, error: 'NOT_LEADER_OR_FOLLOWER' });
+  });
+});
+
+describe('DeleteRecords: low watermark and deleteRecordsOnLeader', () => {
+  const allAlive = (): boolean => true;
+
+  it('lowWatermark is the smallest log start offset of the leader and the followers on live brokers', () => {
+    const followers = new Map([
+      [2, { logStartOffset: 4 }],
+      [3, { logStartOffset: 2 }],
+    ]);
+    expect(lowWatermark(6, followers, allAlive)).toBe(2);
+    expect(lowWatermark(6, followers, (id) => id !== 3)).toBe(4);
+    expect(lowWatermark(1, followers, allAlive)).toBe(1);
+    // A follower that has not fetched yet (-1) holds it at -1, as Kafka's Replica.logStartOffset does.
+    expect(lowWatermark(6, new Map([[2, { logStartOffset: -1 }]]), allAlive)).toBe(-1);
+  });
+
+  it('moves the leader\'s log start offset, -1 meaning the high watermark, and waits for the followers\' to report', async () => {
+    partition.makeLeader(state({ isr: [1, 2, 3] }), log);
+    await append(10);
+    partition.updateFollowerFetchState(2, 10, 0);
+    partition.updateFollowerFetchState(3, 10, 0);
+    expect(partition.highWatermark).toBe(10);
+    expect(await partition.deleteRecordsOnLeader(4, allAlive)).toEqual({ requestedOffset: 4, lowWatermark: 0 });
+    expect(log.logStartOffset).toBe(4);
+    partition.updateFollowerFetchState(2, 10, 4);
+    expect(partition.lowWatermarkIfLeader(allAlive)).toBe(0);
+    partition.updateFollowerFetchState(3, 10, 4);
+    expect(partition.lowWatermarkIfLeader(allAlive)).toBe(4);
+    expect(await partition.deleteRecordsOnLeader(HIGH_WATERMARK_OFFSET, (id) => id === 1)).toEqual({ requestedOffset: 10, lowWatermark: 10 });
+  });
+
+  it('refuses an offset below 0 or above the high watermark, a compacted topic and a follower with Kafka\'s errors', async () => {
+    partition.makeLeader(state({ isr: [1] }), log);
+    await append(5);
+    await expect(partition.deleteRecordsOnLeader(-2, allAlive)).rejects.toMatchObject({ errorName: 'OFFSET_OUT_OF_RANGE', message: 'The offset -2 for partition t-0 is not valid' });
+    await expect(partition.deleteRecordsOnLeader(6, allAlive)).rejects.toMatchObject({
+      errorName: 'OFFSET_OUT_OF_RANGE',
+      message: 'Cannot increment the log start offset to 6 of partition t-0 since it is larger than the high watermark 5',
+    });
+    partition.makeFollower(state({ isr: [2], leader: 2, leaderEpoch: 3 }), log);
+    await expect(partition.deleteRecordsOnLeader(1, allAlive)).rejects.toMatchObject({ errorName: 'NOT_LEADER_OR_FOLLOWER' });
+    expect(() => partition.lowWatermarkIfLeader(allAlive)).toThrow('Leader not local for partition t-0 on broker 1');
+  });
+
+  it('refuses a topic whose cleanup.policy has no delete (POLICY_VIOLATION)', async () => {
+    const compacted = fixture.open({ 'cleanup.policy': 'compact' });
+    const p = new Partition({ topic: 't', partition: 0 }, LOCAL, { clock: fixture.clock, replicaLagTimeMaxMs: MAX_LAG_MS });
+    p.makeLeader(state({ isr: [1] }), compacted);
+    await expect(p.deleteRecordsOnLeader(0, allAlive)).rejects.toMatchObject({ errorName: 'POLICY_VIOLATION', message: 'Records of partition t-0 can not be deleted due to the configured policy' });
   });
 });
