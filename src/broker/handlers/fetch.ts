@@ -94,7 +94,7 @@ function emptyResponse(partition: number): FetchPartitionResponse {
  */
 function updateFollower(ctx: HandlerContext, replicaId: number, s: Slot): void {
   const partition = ctx.replicaManager.getPartition(s.tp);
-  if (partition === undefined || !partition.isLeader) return;
+  if (partition === undefined || !partition.isLeader || partition.log === undefined) return;
   // A replica on another leader epoch may hold a diverging log: its offset says nothing about ours.
   if (s.currentLeaderEpoch >= 0 && s.currentLeaderEpoch !== partition.leaderEpoch) return;
   // Beyond our log end the follower's log diverges (it will truncate after OFFSET_OUT_OF_RANGE): not in sync.
