@@ -13,6 +13,7 @@ import { DescribeGroupsApi } from './describe-groups';
 import { FetchApi } from './fetch';
 import { FindCoordinatorApi } from './find-coordinator';
 import { HeartbeatApi } from './heartbeat';
+import { IncrementalAlterConfigsApi } from './incremental-alter-configs';
 import { InitProducerIdApi } from './init-producer-id';
 import { JoinGroupApi } from './join-group';
 import { LeaderAndIsrApi } from './leader-and-isr';
@@ -66,6 +67,7 @@ export const Apis = {
   [ApiKey.ALTER_CONFIGS]: AlterConfigsApi,
   [ApiKey.CREATE_PARTITIONS]: CreatePartitionsApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
+  [ApiKey.INCREMENTAL_ALTER_CONFIGS]: IncrementalAlterConfigsApi,
 } as const;
 
 export type Apis = typeof Apis;
