@@ -35,8 +35,9 @@ import { UpdateMetadataApi } from './update-metadata';
  * and ApiVersions is derived from it (restricted to the APIs a handler is installed for), so a version window is
  * declared exactly once, in the API's own file.
  *
- * Windows: min 0 everywhere (librdkafka's feature checks need the low versions) and every max at or below the
- * last non-flexible version, except ApiVersions v3 (KIP-511), which librdkafka asks for first.
+ * Windows: min 0 everywhere (librdkafka's feature checks need the low versions). New APIs go to Kafka 2.8's
+ * maximum, flexible versions included (AlterConfigs 0-2, IncrementalAlterConfigs 0-1); the older ones stop at or
+ * below their last non-flexible version, except ApiVersions v3 (KIP-511), which librdkafka asks for first.
  */
 export const Apis = {
   [ApiKey.PRODUCE]: ProduceApi,
