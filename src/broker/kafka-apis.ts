@@ -1,5 +1,6 @@
 import { ApiKey } from '../protocol/api-keys';
 import { ApiHandlers } from './network/api-handler';
+import { createAlterConfigsHandlers } from './handlers/alter-configs';
 import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopReplicaHandler, createUpdateMetadataHandler } from './handlers/control-requests';
 import { createDeleteRecordsHandler } from './handlers/delete-records';
 import { createDescribeClusterHandler } from './handlers/describe-cluster';
@@ -29,6 +30,7 @@ import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteT
  * advertises, exactly the APIs listed here (ApiVersions itself and the SaslHandshake refusal are the dispatcher's).
  */
 export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
+  const alterConfigs = createAlterConfigsHandlers(ctx);
   return {
     [ApiKey.PRODUCE]: createProduceHandler(ctx),
     [ApiKey.FETCH]: createFetchHandler(ctx),
@@ -52,8 +54,10 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.DELETE_RECORDS]: createDeleteRecordsHandler(ctx),
     [ApiKey.OFFSET_FOR_LEADER_EPOCH]: createOffsetsForLeaderEpochHandler(ctx),
     [ApiKey.DESCRIBE_CONFIGS]: createDescribeConfigsHandler(ctx),
+    [ApiKey.ALTER_CONFIGS]: alterConfigs.alterConfigs,
     [ApiKey.CREATE_PARTITIONS]: createCreatePartitionsHandler(ctx),
     [ApiKey.DELETE_GROUPS]: createDeleteGroupsHandler(ctx),
     [ApiKey.DESCRIBE_CLUSTER]: createDescribeClusterHandler(ctx),
+    [ApiKey.INCREMENTAL_ALTER_CONFIGS]: alterConfigs.incrementalAlterConfigs,
   };
 }

@@ -224,6 +224,27 @@ export class AdminZk {
     return this.changeEntityConfig('clients', clientId === '<default>' ? clientId : sanitize(clientId), config);
   }
 
+  /**
+   * An entity's config under its (sanitized) name, as AdminZkClient.fetchEntityConfig: empty when the node is
+   * absent or unreadable (logged with the path).
+   */
+  async fetchEntityConfig(entityType: string, sanitizedName: string): Promise<Map<string, string>> {
+    if (zkNodeNameError(sanitizedName) !== undefined) return new Map();
+    const path = ZkPaths.configEntity(entityType, sanitizedName);
+    const node = await this.zk.getData(path);
+    return node === null ? new Map() : readTopicOverrides(path, node.data);
+  }
+
+  /** The (sanitized) names of an entity type's config nodes (KafkaZkClient.getAllEntitiesWithConfig). */
+  async getAllEntitiesWithConfig(entityType: string): Promise<string[]> {
+    return ((await this.zk.getChildren(ZkPaths.configEntityType(entityType))) ?? []).sort();
+  }
+
+  /** The ids of the registered (running) brokers. */
+  async getLiveBrokerIds(): Promise<number[]> {
+    return ((await this.zk.getChildren(ZkPaths.brokerIds)) ?? []).filter((c) => /^\d+$/.test(c)).map(Number).sort((a, b) => a - b);
+  }
+
   private async changeEntityConfig(entityType: string, entityName: string, config: ReadonlyMap<string, string>): Promise<void> {
     const path = ZkPaths.configEntity(entityType, entityName);
     try {

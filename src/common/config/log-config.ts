@@ -15,6 +15,7 @@ import {
 } from './config-def';
 import { COMPRESSION } from './kafka-config-defs';
 import { KafkaConfig } from './kafka-config';
+import { KafkaError } from '../kafka-error';
 
 export type CleanupPolicy = 'delete' | 'compact';
 
@@ -207,4 +208,22 @@ export function isDeletePolicy(config: LogConfig): boolean {
 
 export function isCompactPolicy(config: LogConfig): boolean {
   return config.cleanupPolicy.includes('compact');
+}
+
+/**
+ * Kafka's LogConfig.validate on a topic's full override set: every key must be a topic key (INVALID_CONFIG
+ * "Unknown topic config name: x"), every value must parse and obey its rule (ConfigException with the key's
+ * message, Kafka's defaults filling the rest), and min.compaction.lag.ms must not exceed max.compaction.lag.ms.
+ */
+export function validateLogConfig(overrides: ReadonlyMap<string, string>): void {
+  for (const name of overrides.keys()) {
+    if (!isTopicConfigKey(name)) throw new KafkaError('INVALID_CONFIG', `Unknown topic config name: ${name}`);
+  }
+  const config = createLogConfig({}, overrides);
+  if (config.minCompactionLagMs > config.maxCompactionLagMs) {
+    throw new KafkaError(
+      'INVALID_CONFIG',
+      `conflict topic config setting min.compaction.lag.ms (${config.originals['min.compaction.lag.ms']}) > max.compaction.lag.ms (${config.originals['max.compaction.lag.ms']})`,
+    );
+  }
 }

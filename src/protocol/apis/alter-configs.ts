@@ -2,7 +2,11 @@ import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
-/* AlterConfigs (key 33), v0-1 (identical layouts); v2 is flexible. */
+/*
+ * AlterConfigs (key 33), v0-2, Kafka 2.8's whole window: v1 = v0 (throttling behaviour only), v2 is the first
+ * flexible version (compact strings and arrays, tagged fields). ResourceType 2 = TOPIC, 4 = BROKER,
+ * 8 = BROKER_LOGGER. Each resource's configs replace its whole override set.
+ */
 export interface AlterableConfig {
   name: string;
   value: string | null;
@@ -34,7 +38,7 @@ export interface AlterConfigsResponse {
 export const AlterConfigsApi = new ApiDefinition<AlterConfigsRequest, AlterConfigsResponse>({
   key: ApiKey.ALTER_CONFIGS,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleFrom: 2,
   request: [
     s('resources', '0+', [
@@ -53,4 +57,9 @@ export const AlterConfigsApi = new ApiDefinition<AlterConfigsRequest, AlterConfi
       f('resourceName', 'string', '0+'),
     ]),
   ],
+  // AlterConfigsRequest.getErrorResponse: the error for every resource of the request.
+  errorResponse: (request, _version, errorCode) => ({
+    throttleTimeMs: 0,
+    responses: request.resources.map((r) => ({ errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })),
+  }),
 });

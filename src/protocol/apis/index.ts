@@ -14,6 +14,7 @@ import { DescribeGroupsApi } from './describe-groups';
 import { FetchApi } from './fetch';
 import { FindCoordinatorApi } from './find-coordinator';
 import { HeartbeatApi } from './heartbeat';
+import { IncrementalAlterConfigsApi } from './incremental-alter-configs';
 import { InitProducerIdApi } from './init-producer-id';
 import { JoinGroupApi } from './join-group';
 import { LeaderAndIsrApi } from './leader-and-isr';
@@ -35,9 +36,10 @@ import { UpdateMetadataApi } from './update-metadata';
  * and ApiVersions is derived from it (restricted to the APIs a handler is installed for), so a version window is
  * declared exactly once, in the API's own file.
  *
- * Windows: min 0 everywhere (librdkafka's feature checks need the low versions). The older APIs stop at or below
- * their last non-flexible version, except ApiVersions v3 (KIP-511), which librdkafka asks for first; APIs added
- * since go to Kafka 2.8's maximum, flexible versions included (DeleteRecords 0-2, DescribeCluster 0).
+ * Windows: min 0 everywhere (librdkafka's feature checks need the low versions). APIs added since issue 14 go to
+ * Kafka 2.8's maximum, flexible versions included (DeleteRecords 0-2, AlterConfigs 0-2, IncrementalAlterConfigs
+ * 0-1, DescribeCluster 0); the older ones stop at or below their last non-flexible version, except ApiVersions v3
+ * (KIP-511), which librdkafka asks for first.
  */
 export const Apis = {
   [ApiKey.PRODUCE]: ProduceApi,
@@ -69,6 +71,7 @@ export const Apis = {
   [ApiKey.CREATE_PARTITIONS]: CreatePartitionsApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
   [ApiKey.DESCRIBE_CLUSTER]: DescribeClusterApi,
+  [ApiKey.INCREMENTAL_ALTER_CONFIGS]: IncrementalAlterConfigsApi,
 } as const;
 
 export type Apis = typeof Apis;

@@ -1,0 +1,171 @@
+import { ErrorCode } from '../../common/error-codes';
+import { KafkaError } from '../../common/kafka-error';
+import { getLogger } from '../../common/logging/logging';
+import { SerialQueue } from '../../common/serial-queue';
+import { ConfigException } from '../../common/config/config-def';
+import { applyIncrementalConfigOps, checkConfigOps, ConfigOp, opTypeName } from '../../common/config/incremental-config-ops';
+import { validateLogConfig } from '../../common/config/log-config';
+import { topicNameError } from '../../common/topic';
+import { AlterConfigsRequest, AlterConfigsResponse } from '../../protocol/apis/alter-configs';
+import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../../protocol/apis/incremental-alter-configs';
+import { ApiHandler } from '../network/api-handler';
+import { HandlerContext } from './handler-context';
+
+const log = getLogger('kafka.server.ZkAdminManager');
+
+/** ConfigResource.Type by wire id; any other id is Kafka's UNKNOWN. */
+const RESOURCE_TYPES: Readonly<Record<number, string>> = { 2: 'TOPIC', 4: 'BROKER', 8: 'BROKER_LOGGER' };
+const TOPIC = 2;
+const BROKER = 4;
+const BROKER_LOGGER = 8;
+
+interface Resource {
+  readonly resourceType: number;
+  readonly resourceName: string;
+}
+
+interface ResourceResult extends Resource {
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+/** ConfigResource.toString, as Kafka's messages print a resource. */
+export function configResourceText(r: Resource): string {
+  return `ConfigResource(type=${RESOURCE_TYPES[r.resourceType] ?? 'UNKNOWN'}, name='${r.resourceName}')`;
+}
+
+/**
+ * The error every resource of a request gets when KafkaApis refuses the request as a whole: a resource type it
+ * does not know ("Unexpected resource type UNKNOWN"), or, for AlterConfigs, BROKER_LOGGER.
+ */
+function requestError(resources: readonly Resource[], allowed: readonly number[], api: string): string | undefined {
+  for (const r of resources) {
+    if (r.resourceType === BROKER_LOGGER && !allowed.includes(BROKER_LOGGER)) return `${api} is deprecated and does not support the resource type BROKER_LOGGER`;
+    if (!allowed.includes(r.resourceType)) return `Unexpected resource type ${RESOURCE_TYPES[r.resourceType] ?? 'UNKNOWN'}`;
+  }
+  return undefined;
+}
+
+/** Kafka's getBrokerId: "" is the cluster-wide default, else this broker's own id. */
+function checkBrokerId(ctx: HandlerContext, name: string): void {
+  if (name === '') return;
+  if (!/^[+-]?\d+$/.test(name) || !Number.isSafeInteger(Number(name)) || Math.abs(Number(name)) > 2147483647) {
+    throw new KafkaError('INVALID_REQUEST', `Broker id must be an integer, but it is: ${name}`);
+  }
+  if (Number(name) !== ctx.brokerId) throw new KafkaError('INVALID_REQUEST', `Unexpected broker id, expected ${ctx.brokerId}, but received ${name}`);
+}
+
+/**
+ * Dynamic broker configs (and log levels) are a later task: nothing of a broker resource is stored, since this
+ * broker could not apply it, and every key is refused so that no client believes a setting took effect.
+ */
+function refuseBrokerKeys(resource: Resource, keys: readonly string[]): void {
+  if (keys.length === 0) return;
+  const what = resource.resourceType === BROKER_LOGGER ? 'Broker log levels' : 'Dynamic broker configs';
+  throw new KafkaError('INVALID_CONFIG', `${what} are not supported by this broker; refused: ${keys.join(',')}`);
+}
+
+/**
+ * AlterConfigs and IncrementalAlterConfigs (Kafka's ZkAdminManager.alterConfigs / incrementalAlterConfigs) for
+ * TOPIC resources: the new override set is validated as LogConfig.validate does, then written to
+ * /config/topics/<topic> with a /config/changes notification (AdminZk.changeTopicConfig), which every broker's
+ * DynamicConfigManager applies to its logs. validate_only stops after the validation. One queue serialises the
+ * read-modify-write of incremental changes on this broker.
+ */
+export function createAlterConfigsHandlers(ctx: HandlerContext): {
+  alterConfigs: ApiHandler<AlterConfigsRequest, AlterConfigsResponse>;
+  incrementalAlterConfigs: ApiHandler<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse>;
+} {
+  const writes = new SerialQueue();
+
+  async function alterTopic(resource: Resource, overrides: Map<string, string>, validateOnly: boolean): Promise<void> {
+    const topic = resource.resourceName;
+    if (!ctx.metadataCache.contains(topic)) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `The topic '${topic}' does not exist.`);
+    // AdminZkClient.validateTopicConfig: Topic.validate, the topic in ZooKeeper, LogConfig.validate.
+    const nameError = topicNameError(topic);
+    if (nameError !== undefined) throw new KafkaError('INVALID_TOPIC_EXCEPTION', nameError);
+    if (!(await ctx.adminZk.topicExists(topic))) throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${topic}' does not exist.`);
+    validateLogConfig(overrides);
+    if (validateOnly) return;
+    log.info(`Updating topic ${topic} with new configuration : ${[...overrides].map(([k, v]) => `${k} -> ${v}`).join(',')}`);
+    await ctx.adminZk.changeTopicConfig(topic, overrides);
+  }
+
+  /** Runs one resource's change; Kafka's catch blocks turn what it throws into the resource's error. */
+  async function outcome(resource: Resource, describe: () => string, change: () => Promise<void>): Promise<ResourceResult> {
+    const base = { resourceType: resource.resourceType, resourceName: resource.resourceName };
+    try {
+      await change();
+      return { ...base, errorCode: ErrorCode.NONE.code, errorMessage: null };
+    } catch (err) {
+      if (err instanceof ConfigException) {
+        const message = `Invalid config value for resource ${configResourceText(resource)}: ${err.message}`;
+        log.info(message);
+        return { ...base, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: message };
+      }
+      const message = `Error processing alter configs request for resource ${configResourceText(resource)}, config ${describe()}`;
+      if (err instanceof KafkaError) {
+        log.info(`${message}: ${err.message}`);
+        return { ...base, errorCode: err.code, errorMessage: err.message };
+      }
+      log.error(message, err);
+      return { ...base, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR.code, errorMessage: ErrorCode.UNKNOWN_SERVER_ERROR.message };
+    }
+  }
+
+  /** Every entry of a resource named twice is refused (Kafka's ConfigAdminManager); the rest go on. */
+  function duplicates(resources: readonly Resource[]): Set<string> {
+    const seen = new Map<string, number>();
+    for (const r of resources) seen.set(`${r.resourceType}/${r.resourceName}`, (seen.get(`${r.resourceType}/${r.resourceName}`) ?? 0) + 1);
+    return new Set([...seen].filter(([, n]) => n > 1).map(([k]) => k));
+  }
+
+  async function answer<R extends Resource>(resources: readonly R[], allowed: readonly number[], api: string, one: (r: R) => Promise<ResourceResult>): Promise<ResourceResult[]> {
+    const whole = requestError(resources, allowed, api);
+    if (whole !== undefined) {
+      return resources.map((r) => ({ resourceType: r.resourceType, resourceName: r.resourceName, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: whole }));
+    }
+    const dup = duplicates(resources);
+    const results: ResourceResult[] = [];
+    for (const r of resources) {
+      if (dup.has(`${r.resourceType}/${r.resourceName}`)) {
+        results.push({ resourceType: r.resourceType, resourceName: r.resourceName, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: 'Each resource must appear at most once.' });
+      } else {
+        results.push(await writes.run(() => one(r)));
+      }
+    }
+    return results;
+  }
+
+  return {
+    alterConfigs: async (request) => {
+      const responses = await answer(request.resources, [TOPIC, BROKER], 'AlterConfigs', (r) =>
+        outcome(r, () => r.configs.filter((c) => c.value !== null).map((c) => `${c.name}=${c.value}`).join(','), async () => {
+          const nulls = r.configs.filter((c) => c.value === null).map((c) => c.name);
+          if (nulls.length > 0) throw new KafkaError('INVALID_REQUEST', `Null value not supported for : ${nulls.join(',')}`);
+          const overrides = new Map(r.configs.map((c) => [c.name, c.value as string]));
+          if (r.resourceType === TOPIC) return alterTopic(r, overrides, request.validateOnly);
+          checkBrokerId(ctx, r.resourceName);
+          refuseBrokerKeys(r, [...overrides.keys()]);
+        }),
+      );
+      return { throttleTimeMs: 0, responses };
+    },
+    incrementalAlterConfigs: async (request) => {
+      const responses = await answer(request.resources, [TOPIC, BROKER, BROKER_LOGGER], 'IncrementalAlterConfigs', (r) => {
+        const ops: ConfigOp[] = r.configs.map((c) => ({ name: c.name, op: c.configOperation, value: c.value }));
+        const describe = (): string => `[${ops.map((o) => `AlterConfigOp(opType=${opTypeName(o.op)}, configEntry=${o.name}=${o.value ?? 'null'})`).join(', ')}]`;
+        return outcome(r, describe, async () => {
+          checkConfigOps(ops);
+          if (r.resourceType === TOPIC) {
+            const stored = await ctx.adminZk.getTopicConfig(r.resourceName);
+            return alterTopic(r, applyIncrementalConfigOps(stored, ops), request.validateOnly);
+          }
+          checkBrokerId(ctx, r.resourceName);
+          refuseBrokerKeys(r, ops.map((o) => o.name));
+        });
+      });
+      return { throttleTimeMs: 0, responses };
+    },
+  };
+}
