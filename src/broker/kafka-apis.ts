@@ -2,6 +2,8 @@ import { ApiKey } from '../protocol/api-keys';
 import { ApiHandlers } from './network/api-handler';
 import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopReplicaHandler, createUpdateMetadataHandler } from './handlers/control-requests';
 import { createDescribeConfigsHandler } from './handlers/describe-configs';
+import { createDescribeLogDirsHandler } from './handlers/describe-log-dirs';
+import { createElectLeadersHandler } from './handlers/elect-leaders';
 import { createFetchHandler } from './handlers/fetch';
 import {
   createDeleteGroupsHandler,
@@ -49,7 +51,9 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.DELETE_TOPICS]: createDeleteTopicsHandler(ctx),
     [ApiKey.OFFSET_FOR_LEADER_EPOCH]: createOffsetsForLeaderEpochHandler(ctx),
     [ApiKey.DESCRIBE_CONFIGS]: createDescribeConfigsHandler(ctx),
+    [ApiKey.DESCRIBE_LOG_DIRS]: createDescribeLogDirsHandler(ctx),
     [ApiKey.CREATE_PARTITIONS]: createCreatePartitionsHandler(ctx),
     [ApiKey.DELETE_GROUPS]: createDeleteGroupsHandler(ctx),
+    [ApiKey.ELECT_LEADERS]: createElectLeadersHandler(ctx),
   };
 }

@@ -10,6 +10,8 @@ import { DeleteRecordsApi } from './delete-records';
 import { DeleteTopicsApi } from './delete-topics';
 import { DescribeConfigsApi } from './describe-configs';
 import { DescribeGroupsApi } from './describe-groups';
+import { DescribeLogDirsApi } from './describe-log-dirs';
+import { ElectLeadersApi } from './elect-leaders';
 import { FetchApi } from './fetch';
 import { FindCoordinatorApi } from './find-coordinator';
 import { HeartbeatApi } from './heartbeat';
@@ -34,8 +36,9 @@ import { UpdateMetadataApi } from './update-metadata';
  * and ApiVersions is derived from it (restricted to the APIs a handler is installed for), so a version window is
  * declared exactly once, in the API's own file.
  *
- * Windows: min 0 everywhere (librdkafka's feature checks need the low versions) and every max at or below the
- * last non-flexible version, except ApiVersions v3 (KIP-511), which librdkafka asks for first.
+ * Windows: min 0 everywhere (librdkafka's feature checks need the low versions). The older APIs stop at or below
+ * their last non-flexible version, except ApiVersions v3 (KIP-511), which librdkafka asks for first; new APIs go
+ * to Kafka 2.8's maximum, flexible versions included (DescribeLogDirs, ElectLeaders).
  */
 export const Apis = {
   [ApiKey.PRODUCE]: ProduceApi,
@@ -64,8 +67,10 @@ export const Apis = {
   [ApiKey.OFFSET_FOR_LEADER_EPOCH]: OffsetForLeaderEpochApi,
   [ApiKey.DESCRIBE_CONFIGS]: DescribeConfigsApi,
   [ApiKey.ALTER_CONFIGS]: AlterConfigsApi,
+  [ApiKey.DESCRIBE_LOG_DIRS]: DescribeLogDirsApi,
   [ApiKey.CREATE_PARTITIONS]: CreatePartitionsApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
+  [ApiKey.ELECT_LEADERS]: ElectLeadersApi,
 } as const;
 
 export type Apis = typeof Apis;
