@@ -1,4 +1,5 @@
 import { NetworkClient } from '../client/network-client';
+import { KafkaError } from '../common/kafka-error';
 import { DescribeLogDirsApi, DescribeLogDirsResult } from '../protocol/apis/describe-log-dirs';
 import { adminClientOptions } from './admin-client-config';
 import { CliError } from './cli';
@@ -82,7 +83,9 @@ export async function runLogDirsCommand(o: LogDirsOptions, out: (line: string) =
   const client = new NetworkClient(adminClientOptions(o.bootstrapServer as string, o.commandConfig, '--command-config', { clientId: 'log-dirs-tool' }));
   try {
     // Admin.describeCluster: the brokers the metadata names.
-    await client.refreshMetadata();
+    await client.refreshMetadata().catch((err: unknown) => {
+      throw new CliError(`Exception in thread "main" java.util.concurrent.ExecutionException: ${exceptionClassFor(err instanceof KafkaError ? err.code : -1)}: ${(err as Error).message}`);
+    });
     const clusterBrokers = [...client.metadata.brokers.keys()];
     const existing = requested === undefined ? clusterBrokers : requested.filter((id) => clusterBrokers.includes(id));
     const missing = requested === undefined ? [] : requested.filter((id) => !clusterBrokers.includes(id));
@@ -92,7 +95,11 @@ export async function runLogDirsCommand(o: LogDirsOptions, out: (line: string) =
       return 0;
     }
     out('Querying brokers for log directories information');
-    const answers = await Promise.all(existing.map(async (broker) => ({ broker, logDirs: (await client.request(broker, DescribeLogDirsApi, { topics: null })).results })));
+    const answers = await Promise.all(existing.map(async (broker) => ({ broker, logDirs: (await client.request(broker, DescribeLogDirsApi, { topics: null })).results }))).catch((err: unknown) => {
+      // Kafka's allDescriptions.get() fails the tool with the cause of the first broker that did not answer.
+      const code = err instanceof KafkaError ? err.code : -1;
+      throw new CliError(`Exception in thread "main" java.util.concurrent.ExecutionException: ${exceptionClassFor(code)}: ${(err as Error).message}`);
+    });
     out(`Received log directory information from brokers ${existing.join(',')}`);
     out(formatLogDirsJson(answers, topics));
     return 0;
