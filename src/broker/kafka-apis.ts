@@ -5,6 +5,8 @@ import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopR
 import { createDeleteRecordsHandler } from './handlers/delete-records';
 import { createDescribeClusterHandler } from './handlers/describe-cluster';
 import { createDescribeConfigsHandler } from './handlers/describe-configs';
+import { createDescribeLogDirsHandler } from './handlers/describe-log-dirs';
+import { createElectLeadersHandler } from './handlers/elect-leaders';
 import { createFetchHandler } from './handlers/fetch';
 import {
   createDeleteGroupsHandler,
@@ -59,5 +61,7 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.DELETE_GROUPS]: createDeleteGroupsHandler(ctx),
     [ApiKey.DESCRIBE_CLUSTER]: createDescribeClusterHandler(ctx),
     [ApiKey.INCREMENTAL_ALTER_CONFIGS]: alterConfigs.incrementalAlterConfigs,
+    [ApiKey.DESCRIBE_LOG_DIRS]: createDescribeLogDirsHandler(ctx),
+    [ApiKey.ELECT_LEADERS]: createElectLeadersHandler(ctx),
   };
 }

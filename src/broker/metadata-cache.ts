@@ -72,6 +72,11 @@ export class MetadataCache {
     return [...this.partitions.keys()].sort();
   }
 
+  /** Every partition in the cache, by topic then partition (Kafka's getAllPartitions; ElectLeaders for all). */
+  allPartitions(): TopicPartition[] {
+    return this.allTopics().flatMap((topic) => [...(this.partitions.get(topic)?.keys() ?? [])].sort((a, b) => a - b).map((partition) => ({ topic, partition })));
+  }
+
   numPartitions(topic: string): number | undefined {
     return this.partitions.get(topic)?.size;
   }

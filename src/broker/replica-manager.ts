@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { ErrorCode } from '../common/error-codes';
 import { Clock } from '../common/time';
 import { SerialQueue } from '../common/serial-queue';
@@ -13,6 +14,7 @@ import { isTransientStorageError } from '../log/log-dir-failure-channel';
 import { LogDirEventZk } from '../zk/log-dir-event-zk';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/apis/leader-and-isr';
 import { StopReplicaRequest, StopReplicaResponse } from '../protocol/apis/stop-replica';
+import { DescribeLogDirsResult, DescribeLogDirsTopic } from '../protocol/apis/describe-log-dirs';
 import { Scheduler, ScheduledTask } from '../common/scheduler';
 import { ZkClient } from '../zk/zk-client';
 import { IsrChangePropagation, ISR_CHANGE_PROPAGATION_CHECK_MS } from './isr-change-propagation';
@@ -190,6 +192,43 @@ export class ReplicaManager {
 
   getPartition(tp: TopicPartition): Partition | undefined {
     return this.partitions.get(tpString(tp));
+  }
+
+  /**
+   * Kafka's ReplicaManager.describeLogDirs: each configured log dir (absolute, once) with the size and offset lag
+   * of its logs among `partitions` (tp strings; null: all). A dir with logs lists each of its topics, even one
+   * with no requested partition (as Kafka does); an offline dir answers KAFKA_STORAGE_ERROR and nothing else.
+   */
+  describeLogDirs(logDirs: readonly string[], partitions: ReadonlySet<string> | null): DescribeLogDirsResult[] {
+    const logManager = this.o.logManager;
+    const byDir = new Map<string, Map<string, DescribeLogDirsTopic>>();
+    for (const log of logManager.allLogs()) {
+      let topics = byDir.get(log.parentDir);
+      if (!topics) byDir.set(log.parentDir, (topics = new Map()));
+      const tp = log.topicPartition;
+      let topic = topics.get(tp.topic);
+      if (!topic) topics.set(tp.topic, (topic = { name: tp.topic, partitions: [] }));
+      if (partitions !== null && !partitions.has(tpString(tp))) continue;
+      // This broker never loads future replicas (no AlterReplicaLogDirs), so every log is a current replica.
+      topic.partitions.push({ partitionIndex: tp.partition, partitionSize: log.size, offsetLag: this.logEndOffsetLag(tp, log.logEndOffset, false), isFutureKey: false });
+    }
+    return [...new Set(logDirs.map((d) => path.resolve(d)))].map((dir) => {
+      if (!logManager.isLogDirOnline(dir)) {
+        this.logger.warn(`Unable to describe replica dirs for ${dir}`, new KafkaError('KAFKA_STORAGE_ERROR', `Log directory ${dir} is offline`));
+        return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR.code, logDir: dir, topics: [] };
+      }
+      return { errorCode: ErrorCode.NONE.code, logDir: dir, topics: [...(byDir.get(dir)?.values() ?? [])] };
+    });
+  }
+
+  /**
+   * Kafka's getLogEndOffsetLag: a future replica's lag behind the current one's log end offset; a current
+   * replica's log end offset behind its high watermark (never below 0); -1 when the partition has no local log.
+   */
+  private logEndOffsetLag(tp: TopicPartition, logEndOffset: number, isFuture: boolean): number {
+    const log = this.o.logManager.getLog(tp);
+    if (log === undefined) return -1;
+    return isFuture ? log.logEndOffset - logEndOffset : Math.max(log.highWatermark - logEndOffset, 0);
   }
 
   /** The partition if this broker leads it, else the error a client gets (Kafka's getPartitionOrException). */

@@ -1,11 +1,37 @@
 import { ErrorCode } from '../common/error-codes';
-import { TopicPartition } from '../common/topic-partition';
+import { TopicPartition, tpString } from '../common/topic-partition';
 import type { PartitionError } from './controller-request-batch';
 
 /** The answer to a broker's ControlledShutdown request: the partitions it still leads (empty: it may stop). */
 export interface ControlledShutdownResult {
   errorCode: number;
   remaining: TopicPartition[];
+}
+
+/** Kafka's ElectionType. */
+export type ElectionType = 'PREFERRED' | 'UNCLEAN';
+
+/**
+ * One partition's outcome of an election an admin client asked for (Kafka's Either[ApiError, Int]): the new
+ * leader with NONE, or an error (leader -1) with Kafka's message (null where Kafka's ApiError has none).
+ */
+export interface ElectionOutcome {
+  readonly tp: TopicPartition;
+  readonly leader: number;
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+/** The admin client's side of a ReplicaLeaderElection event (AdminClientTriggered): what to elect, whom to answer. */
+export interface AdminLeaderElection {
+  readonly partitions: readonly TopicPartition[];
+  readonly electionType: ElectionType;
+  readonly callback: (results: ElectionOutcome[]) => void;
+}
+
+/** Every partition of an admin election answered with one error (the controller moved, or the event failed). */
+export function failAdminElection(admin: AdminLeaderElection, errorCode: number): void {
+  admin.callback(admin.partitions.map((tp) => ({ tp, leader: -1, errorCode, errorMessage: null })));
 }
 
 /**
@@ -28,7 +54,8 @@ export type ControllerEvent =
   | { readonly kind: 'LogDirEventNotification' }
   | { readonly kind: 'LeaderAndIsrResponseReceived'; readonly brokerId: number; readonly errorCode: number; readonly partitionErrors: readonly PartitionError[] }
   | { readonly kind: 'ZkPartitionReassignment' }
-  | { readonly kind: 'ReplicaLeaderElection' }
+  // Without `admin`: ZkTriggered (/admin/preferred_replica_election); with it: AdminClientTriggered (ElectLeaders).
+  | { readonly kind: 'ReplicaLeaderElection'; readonly admin?: AdminLeaderElection }
   | { readonly kind: 'AutoPreferredReplicaLeaderElection' }
   | { readonly kind: 'ControlledShutdown'; readonly brokerId: number; readonly brokerEpoch: number; readonly callback: (result: ControlledShutdownResult) => void };
 
@@ -87,6 +114,8 @@ export function describeEvent(event: ControllerEvent): string {
       return `LeaderAndIsrResponseReceived(${event.brokerId})`;
     case 'ControlledShutdown':
       return `ControlledShutdown(${event.brokerId},${event.brokerEpoch})`;
+    case 'ReplicaLeaderElection':
+      return event.admin === undefined ? 'ReplicaLeaderElection' : `ReplicaLeaderElection(Some(Set(${event.admin.partitions.map(tpString).join(', ')})),${event.admin.electionType},AdminClientTriggered)`;
     default:
       return event.kind;
   }
@@ -95,8 +124,10 @@ export function describeEvent(event: ControllerEvent): string {
 /**
  * Kafka's ControllerEvent.preempt: an event dropped from the queue (session expiry, resignation, shutdown) still
  * answers whoever waits for it. A ControlledShutdown hears NOT_CONTROLLER (Kafka's ControllerMovedException), so
- * the broker asks the new controller; the other events have nobody waiting.
+ * the broker asks the new controller, and so does every partition of an admin-triggered ReplicaLeaderElection;
+ * the other events have nobody waiting.
  */
 export function preempt(event: ControllerEvent): void {
   if (event.kind === 'ControlledShutdown') event.callback({ errorCode: ErrorCode.NOT_CONTROLLER.code, remaining: [] });
+  if (event.kind === 'ReplicaLeaderElection' && event.admin !== undefined) failAdminElection(event.admin, ErrorCode.NOT_CONTROLLER.code);
 }

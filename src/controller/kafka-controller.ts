@@ -15,7 +15,7 @@ import { BrokerChangeHandler } from './broker-change-handler';
 import { ControllerChannel } from './controller-channel';
 import { ControllerContext } from './controller-context';
 import { ControllerEventManager, ControllerEventProcessor } from './controller-event-manager';
-import { ControlledShutdownResult, ControllerEvent, ControllerEventKind, describeEvent } from './controller-events';
+import { ControlledShutdownResult, ControllerEvent, ControllerEventKind, describeEvent, ElectionOutcome, ElectionType, failAdminElection } from './controller-events';
 import { ControllerOps } from './controller-ops';
 import { ControllerRequestBatch } from './controller-request-batch';
 import { LeaderBalancer } from './leader-balancer';
@@ -138,9 +138,19 @@ export class KafkaController implements ControllerEventProcessor {
     return new Promise((callback) => this.events.put({ kind: 'ControlledShutdown', brokerId, brokerEpoch, callback }));
   }
 
+  /**
+   * Broker-side entry point of ElectLeaders (Kafka's KafkaController.electLeaders): a ReplicaLeaderElection event
+   * (AdminClientTriggered) on the queue; resolves with each partition's new leader or error. On a broker that is
+   * not the active controller every partition answers NOT_CONTROLLER.
+   */
+  electLeaders(partitions: readonly TopicPartition[], electionType: ElectionType): Promise<ElectionOutcome[]> {
+    return new Promise((callback) => this.events.put({ kind: 'ReplicaLeaderElection', admin: { partitions, electionType, callback } }));
+  }
+
   // ---- the event processor ----------------------------------------------------------------------------------
 
   async process(event: ControllerEvent): Promise<void> {
+    if (event.kind === 'ReplicaLeaderElection' && event.admin !== undefined && !this.isActive) return failAdminElection(event.admin, ErrorCode.NOT_CONTROLLER.code);
     if (ACTIVE_ONLY.has(event.kind) && !this.isActive) return;
     switch (event.kind) {
       case 'Startup':
@@ -176,7 +186,7 @@ export class KafkaController implements ControllerEventProcessor {
       case 'ZkPartitionReassignment':
         return this.active.reassignment.processZkPartitionReassignment();
       case 'ReplicaLeaderElection':
-        return this.active.leaderBalancer.processZkTriggered();
+        return event.admin === undefined ? this.active.leaderBalancer.processZkTriggered() : this.active.leaderBalancer.processAdminTriggered(event.admin);
       case 'AutoPreferredReplicaLeaderElection':
         return this.active.leaderBalancer.processAutomatic();
       case 'ControlledShutdown':
@@ -186,8 +196,10 @@ export class KafkaController implements ControllerEventProcessor {
   }
 
   async handleError(event: ControllerEvent, err: unknown): Promise<void> {
-    // An event that failed still answers its caller (a ControlledShutdown would otherwise never be answered).
+    // An event that failed still answers its caller (a ControlledShutdown or an admin election would otherwise never
+    // be answered).
     if (event.kind === 'ControlledShutdown') event.callback({ errorCode: err instanceof ControllerMovedError ? ErrorCode.NOT_CONTROLLER.code : ErrorCode.UNKNOWN_SERVER_ERROR.code, remaining: [] });
+    if (event.kind === 'ReplicaLeaderElection' && event.admin !== undefined) failAdminElection(event.admin, err instanceof ControllerMovedError ? ErrorCode.NOT_CONTROLLER.code : ErrorCode.UNKNOWN_SERVER_ERROR.code);
     if (err instanceof ControllerMovedError) {
       this.log.info(`Controller moved to another broker when processing ${describeEvent(event)}.`);
       await this.maybeResign();

@@ -1,9 +1,12 @@
+import { ErrorCode } from '../common/error-codes';
 import { Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { ControllerZk } from '../zk/controller-zk';
 import { ZkPaths } from '../zk/zk-paths';
-import { csv } from './scala-render';
+import { csv, scalaSet } from './scala-render';
 import { ControllerOps } from './controller-ops';
+import { AdminLeaderElection, ElectionOutcome } from './controller-events';
+import { ElectionStrategy, StateChangeFailedError } from './partition-state-machine';
 
 export interface LeaderBalancerConfig {
   /** leader.imbalance.per.broker.percentage */
@@ -41,6 +44,60 @@ export class LeaderBalancer {
       // Kafka's onReplicaElection removes the request however the election went (unreadable ones included).
       await this.czk.deleteIfExists(ZkPaths.preferredReplicaElection);
     }
+  }
+
+  /**
+   * Kafka's processReplicaLeaderElection for AdminClientTriggered (ElectLeaders): unknown partitions, topics being
+   * deleted and partitions whose leader is already valid are answered without an election; the others are
+   * elected with the preferred replica strategy, or for UNCLEAN with the offline strategy allowed to pick a live
+   * replica outside the ISR (whatever the topic's unclean.leader.election.enable says, as Kafka does), and each
+   * answered with its new leader or Kafka's error.
+   */
+  async processAdminTriggered(request: AdminLeaderElection): Promise<void> {
+    const ctx = this.controller.context;
+    const { electionType } = request;
+    const results: ElectionOutcome[] = [];
+    const live = ctx.liveBrokerIds();
+    const beingDeleted: string[] = [];
+    const electable: TopicPartition[] = [];
+    for (const tp of request.partitions) {
+      if (ctx.replicasFor(tp).length === 0) {
+        this.log.info(`Skipping replica leader election (${electionType}) for partition ${tpString(tp)} by AdminClientTriggered since it doesn't exist.`);
+        results.push({ tp, leader: -1, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code, errorMessage: 'The partition does not exist.' });
+        continue;
+      }
+      if (ctx.isTopicQueuedForDeletion(tp.topic)) {
+        beingDeleted.push(tpString(tp));
+        results.push({ tp, leader: -1, errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION.code, errorMessage: 'The topic is being deleted' });
+        continue;
+      }
+      const leader = ctx.leadership.get(tpString(tp))?.state.leader ?? -1;
+      const needed = electionType === 'PREFERRED' ? leader !== ctx.replicasFor(tp)[0] : leader === -1 || !live.has(leader);
+      if (needed) electable.push(tp);
+      else results.push({ tp, leader: -1, errorCode: ErrorCode.ELECTION_NOT_NEEDED.code, errorMessage: null });
+    }
+    if (beingDeleted.length > 0) {
+      this.log.warn(`Skipping replica leader election (${electionType}) for partitions ${scalaSet(beingDeleted)} by AdminClientTriggered since the respective topics are being deleted`);
+    }
+    if (electable.length > 0) {
+      this.log.info(`Starting replica leader election (${electionType}) for partitions ${electable.map(tpString).join(',')} triggered by AdminClientTriggered`);
+      const strategy: ElectionStrategy =
+        electionType === 'PREFERRED' ? { kind: 'PreferredReplicaPartitionLeaderElectionStrategy' } : { kind: 'OfflinePartitionLeaderElectionStrategy', allowUnclean: true };
+      const failures = await this.controller.partitionStateMachine.electLeadersForAdmin(electable, strategy);
+      for (const tp of electable) {
+        const cause = failures.get(tpString(tp));
+        if (cause === undefined) {
+          results.push({ tp, leader: ctx.leadership.get(tpString(tp))?.state.leader ?? -1, errorCode: ErrorCode.NONE.code, errorMessage: null });
+        } else if (cause instanceof StateChangeFailedError) {
+          const error = electionType === 'PREFERRED' ? ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE : ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE;
+          results.push({ tp, leader: -1, errorCode: error.code, errorMessage: cause.message });
+        } else {
+          results.push({ tp, leader: -1, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR.code, errorMessage: cause.message });
+        }
+      }
+    }
+    this.log.debug(`Waiting for any successful result for election type (${electionType}) by AdminClientTriggered for partitions: ${results.map((r) => `${tpString(r.tp)} -> ${r.errorCode === 0 ? `Right(${r.leader})` : `Left(${r.errorCode})`}`).join(', ')}`);
+    request.callback(results);
   }
 
   async processAutomatic(): Promise<void> {

@@ -20,6 +20,14 @@ export function renderStrategy(s: ElectionStrategy): string {
 }
 
 /**
+ * Kafka's StateChangeFailedException: the partition cannot get a leader now (as opposed to a ZooKeeper error). An
+ * admin-triggered election answers it with PREFERRED_LEADER_NOT_AVAILABLE or ELIGIBLE_LEADERS_NOT_AVAILABLE.
+ */
+export class StateChangeFailedError extends Error {
+  override readonly name = 'StateChangeFailedException';
+}
+
+/**
  * Legal previous states of each partition state (Kafka's PartitionStateMachine):
  *   NewPartition     <- NonExistentPartition             (assignment known, no leader yet)
  *   OnlinePartition  <- New, Online, Offline             (from New: first live replica leads, ISR = live replicas;
@@ -49,6 +57,8 @@ export interface PartitionStateMachineDeps {
 export class PartitionStateMachine {
   private readonly log: Logger;
   private readonly stateChangeLog: Logger;
+  /** While electLeadersForAdmin runs: each failed partition's cause (Kafka's Left results). */
+  private failureCauses: Map<string, Error> | undefined;
 
   constructor(private readonly deps: PartitionStateMachineDeps) {
     this.log = getLogger('kafka.controller.ZkPartitionStateMachine', `[PartitionStateMachine controllerId=${deps.controllerId}] `);
@@ -106,6 +116,26 @@ export class PartitionStateMachine {
     }
   }
 
+  /**
+   * handleStateChanges to OnlinePartition with `strategy`, answering each failed partition's cause as Kafka's
+   * handleStateChanges answers its Either results (for elections an admin client asked for). Runs on the
+   * controller's event queue like every state change, so one call's causes never mix with another's.
+   */
+  async electLeadersForAdmin(partitions: readonly TopicPartition[], strategy: ElectionStrategy): Promise<Map<string, Error>> {
+    this.failureCauses = new Map();
+    try {
+      const failed = await this.handleStateChanges(partitions, 'OnlinePartition', strategy);
+      const causes = new Map<string, Error>();
+      for (const tp of failed) {
+        const key = tpString(tp);
+        causes.set(key, this.failureCauses.get(key) ?? new StateChangeFailedError(`Failed to elect leader for partition ${key} under strategy ${renderStrategy(strategy)}`));
+      }
+      return causes;
+    } finally {
+      this.failureCauses = undefined;
+    }
+  }
+
   private async doHandleStateChanges(partitions: readonly TopicPartition[], target: PartitionState, strategy?: ElectionStrategy): Promise<TopicPartition[]> {
     const { context } = this.deps;
     const failed: TopicPartition[] = [];
@@ -137,10 +167,9 @@ export class PartitionStateMachine {
 
   private logInvalidTransition(tp: TopicPartition, current: PartitionState, target: PartitionState): void {
     const { controllerId, context } = this.deps;
-    this.scLog.error(
-      `Controller ${controllerId} epoch ${context.epoch} failed to change state for partition ${tpString(tp)} from ${current} to ${target}`,
-      new Error(`Partition ${tpString(tp)} should be in one of ${VALID_PREVIOUS[target].join(', ')} states before moving to ${target} state. Instead it is in ${current} state`),
-    );
+    const cause = new Error(`Partition ${tpString(tp)} should be in one of ${VALID_PREVIOUS[target].join(', ')} states before moving to ${target} state. Instead it is in ${current} state`);
+    this.failureCauses?.set(tpString(tp), cause);
+    this.scLog.error(`Controller ${controllerId} epoch ${context.epoch} failed to change state for partition ${tpString(tp)} from ${current} to ${target}`, cause);
   }
 
   /**
@@ -273,14 +302,14 @@ export class PartitionStateMachine {
     const { context } = this.deps;
     const previous = context.partitionState(tp);
     if (current === null) {
-      this.failElection(tp, previous, new Error(`LeaderAndIsr for partition ${tpString(tp)} is not in zookeeper`));
+      this.failElection(tp, previous, new StateChangeFailedError(`LeaderAndIsr for partition ${tpString(tp)} is not in zookeeper`));
       return null;
     }
     if (current.state.controllerEpoch > context.epoch) {
       this.failElection(
         tp,
         previous,
-        new Error(
+        new StateChangeFailedError(
           `Leader and isr path written by another controller. This probably means the current controller with epoch ${context.epoch} went through a soft failure and another controller was elected with epoch ${current.state.controllerEpoch}. Aborting state change by this controller`,
         ),
       );
@@ -316,7 +345,7 @@ export class PartitionStateMachine {
       // No write would check a cached state: a failure is decided on what ZooKeeper holds.
       if (fromCache) return 'reread';
       context.leadership.set(tpString(tp), { state: current.state, zkVersion: current.zkVersion });
-      this.failElection(tp, previous, new Error(`Failed to elect leader for partition ${tpString(tp)} under strategy ${renderStrategy(strategy)}`));
+      this.failElection(tp, previous, new StateChangeFailedError(`Failed to elect leader for partition ${tpString(tp)} under strategy ${renderStrategy(strategy)}`));
       return null;
     }
     return { state: { leader: result.leader, leaderEpoch: current.state.leaderEpoch + 1, isr: result.isr, controllerEpoch: context.epoch }, expectedZkVersion: current.zkVersion, recipients };
@@ -324,6 +353,7 @@ export class PartitionStateMachine {
 
   private failElection(tp: TopicPartition, previous: PartitionState, cause: Error): void {
     const { controllerId, context } = this.deps;
+    this.failureCauses?.set(tpString(tp), cause);
     this.scLog.error(`Controller ${controllerId} epoch ${context.epoch} failed to change state for partition ${tpString(tp)} from ${previous} to OnlinePartition`, cause);
   }
 }

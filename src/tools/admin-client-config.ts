@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parseProperties } from '../common/config/properties';
-import { NetworkClient } from '../client/network-client';
+import { NetworkClient, NetworkClientOptions } from '../client/network-client';
 import { CliError } from './cli';
 import { intOption, parseBrokerList } from './tool-properties';
 
-/** The AdminClient properties the admin tools honour from --command-config; any other key is refused, not ignored. */
-const KNOWN = new Set(['bootstrap.servers', 'client.id', 'request.timeout.ms', 'retries', 'retry.backoff.ms', 'security.protocol']);
+/** The AdminClient properties the admin tools honour; any other key is refused, not silently ignored. */
+const ADMIN_KEYS = new Set(['bootstrap.servers', 'client.id', 'request.timeout.ms', 'default.api.timeout.ms', 'retries', 'retry.backoff.ms', 'security.protocol']);
 
 export interface AdminClientConfig {
   readonly bootstrapServers: string[];
@@ -16,31 +16,43 @@ export interface AdminClientConfig {
 }
 
 /**
- * Kafka's admin tools' client set-up (createAdminClient): --command-config's properties, then
- * bootstrap.servers from --bootstrap-server on top. Only PLAINTEXT exists here, so another security.protocol is
- * refused rather than silently talked to in plaintext.
+ * Reads an admin tool's properties file (`--command-config`, `--admin.config`). Only PLAINTEXT exists here, so
+ * another security.protocol is refused rather than silently talked to in plaintext.
  */
-export function adminClientConfig(bootstrapServer: string, commandConfig: string | undefined, defaultClientId: string): AdminClientConfig {
-  let props = new Map<string, string>();
-  if (commandConfig !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(commandConfig, 'utf8');
-    } catch (e) {
-      throw new CliError(`Cannot read --command-config ${commandConfig}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-    }
-    props = parseProperties(text);
-    for (const key of props.keys()) if (!KNOWN.has(key)) throw new CliError(`Unsupported admin client property in --command-config: ${key}`);
-    const protocol = props.get('security.protocol');
-    if (protocol !== undefined && protocol.trim().toUpperCase() !== 'PLAINTEXT') throw new CliError(`Unsupported security.protocol ${protocol}: only PLAINTEXT is available`);
+function readAdminProperties(file: string | undefined, option: string): Map<string, string> {
+  if (file === undefined) return new Map();
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CliError(`Cannot read ${option} ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
+  const props = parseProperties(text);
+  for (const key of props.keys()) if (!ADMIN_KEYS.has(key)) throw new CliError(`Unsupported admin client property ${key} in ${file}; supported: ${[...ADMIN_KEYS].join(', ')}`);
+  const protocol = props.get('security.protocol');
+  if (protocol !== undefined && protocol.trim().toUpperCase() !== 'PLAINTEXT') throw new CliError(`Unsupported security.protocol ${protocol} in ${file}: only PLAINTEXT is supported`);
+  return props;
+}
+
+/**
+ * Kafka's admin tools' client set-up (createAdminClient / Admin.create(props)): the properties file, then
+ * bootstrap.servers from --bootstrap-server on top, then the tool's defaults for what neither sets.
+ */
+export function adminClientConfig(bootstrapServer: string, configFile: string | undefined, defaultClientId: string, option = '--command-config', defaultRequestTimeoutMs = 30000): AdminClientConfig {
+  const props = readAdminProperties(configFile, option);
   return {
     bootstrapServers: parseBrokerList(bootstrapServer, '--bootstrap-server'),
     clientId: props.get('client.id') ?? defaultClientId,
-    requestTimeoutMs: intOption(props.get('request.timeout.ms'), 'request.timeout.ms', 30000),
+    requestTimeoutMs: intOption(props.get('request.timeout.ms'), 'request.timeout.ms', defaultRequestTimeoutMs),
     retries: intOption(props.get('retries'), 'retries', 3),
     retryBackoffMs: intOption(props.get('retry.backoff.ms'), 'retry.backoff.ms', 100),
   };
+}
+
+/** The same, as NetworkClient options (for tools that build their client themselves). */
+export function adminClientOptions(bootstrapServer: string, configFile: string | undefined, option: string, defaults: { clientId: string; requestTimeoutMs?: number }): NetworkClientOptions {
+  const c = adminClientConfig(bootstrapServer, configFile, defaults.clientId, option, defaults.requestTimeoutMs);
+  return { bootstrapServers: c.bootstrapServers, clientId: c.clientId, requestTimeoutMs: c.requestTimeoutMs, retries: c.retries, retryBackoffMs: c.retryBackoffMs };
 }
 
 export function adminNetworkClient(config: AdminClientConfig): NetworkClient {
@@ -61,6 +73,7 @@ const EXCEPTION_CLASS: Readonly<Record<string, string>> = {
   UNKNOWN_SERVER_ERROR: 'UnknownServerException',
   CORRUPT_MESSAGE: 'CorruptRecordException',
   NETWORK_EXCEPTION: 'NetworkException',
+  CLUSTER_AUTHORIZATION_FAILED: 'ClusterAuthorizationException',
 };
 
 export function javaExceptionName(errorName: string): string {

@@ -11,6 +11,8 @@ import { DeleteTopicsApi } from './delete-topics';
 import { DescribeClusterApi } from './describe-cluster';
 import { DescribeConfigsApi } from './describe-configs';
 import { DescribeGroupsApi } from './describe-groups';
+import { DescribeLogDirsApi } from './describe-log-dirs';
+import { ElectLeadersApi } from './elect-leaders';
 import { FetchApi } from './fetch';
 import { FindCoordinatorApi } from './find-coordinator';
 import { HeartbeatApi } from './heartbeat';
@@ -38,7 +40,7 @@ import { UpdateMetadataApi } from './update-metadata';
  *
  * Windows: min 0 everywhere (librdkafka's feature checks need the low versions). APIs added since issue 14 go to
  * Kafka 2.8's maximum, flexible versions included (DeleteRecords 0-2, AlterConfigs 0-2, IncrementalAlterConfigs
- * 0-1, DescribeCluster 0); the older ones stop at or below their last non-flexible version, except ApiVersions v3
+ * 0-1, DescribeLogDirs 0-2, ElectLeaders 0-2, DescribeCluster 0); the older ones stop at or below their last non-flexible version, except ApiVersions v3
  * (KIP-511), which librdkafka asks for first.
  */
 export const Apis = {
@@ -68,10 +70,12 @@ export const Apis = {
   [ApiKey.OFFSET_FOR_LEADER_EPOCH]: OffsetForLeaderEpochApi,
   [ApiKey.DESCRIBE_CONFIGS]: DescribeConfigsApi,
   [ApiKey.ALTER_CONFIGS]: AlterConfigsApi,
+  [ApiKey.DESCRIBE_LOG_DIRS]: DescribeLogDirsApi,
   [ApiKey.CREATE_PARTITIONS]: CreatePartitionsApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
   [ApiKey.DESCRIBE_CLUSTER]: DescribeClusterApi,
   [ApiKey.INCREMENTAL_ALTER_CONFIGS]: IncrementalAlterConfigsApi,
+  [ApiKey.ELECT_LEADERS]: ElectLeadersApi,
 } as const;
 
 export type Apis = typeof Apis;

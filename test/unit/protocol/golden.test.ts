@@ -81,6 +81,12 @@ const NO_CLIENT_SENDS: ReadonlyMap<number, string> = new Map([
   // IncrementalAlterConfigs: kafkajs 2.2.4 and kafka-python 2.0.2 lack the API, librdkafka gained it in 2.2.0
   // (we have 2.0.2); our kafka-configs --bootstrap-server sends it (the unit round trips cover both versions).
   [44, 'IncrementalAlterConfigs: no capture client implements it'],
+  // Admin APIs none of the capture clients implements: kafkajs 2.2.4 lists both as not implemented
+  // (protocol/requests/index.js), kafka-python 2.0.2 has no describe_log_dirs (added after 2.0.2) and no election
+  // call, and librdkafka 2.0.2 / confluent-kafka 1.7.0 gained neither (ElectLeaders came in librdkafka 2.4). Our own
+  // kafka-log-dirs and kafka-leader-election tools send them; their bytes are checked by the registry round trips.
+  [35, 'DescribeLogDirs: no capture client implements it'],
+  [43, 'ElectLeaders: no capture client implements it'],
 ]);
 
 /**
