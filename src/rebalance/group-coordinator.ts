@@ -583,7 +583,8 @@ export class GroupCoordinator {
     let subscribed: ReadonlySet<string> = new Set();
     if (group === undefined || group.is('Dead') || group.is('Empty')) {
       if ((await this.deps.offsetStore.registeredConsumers(groupId)).length > 0) return groupError('NON_EMPTY_GROUP');
-      if ((group === undefined || group.is('Dead')) && !(await this.deps.offsetStore.groupExists(groupId))) return groupError('GROUP_ID_NOT_FOUND');
+      // A group without members is known by its offsets: once they are all deleted it is gone (Kafka's cleanupGroupMetadata).
+      if ((group === undefined || group.is('Dead')) && !(await this.deps.offsetStore.hasOffsets(groupId))) return groupError('GROUP_ID_NOT_FOUND');
     } else if (group.protocolType === 'consumer') {
       subscribed = subscribedTopics(group);
     } else {
