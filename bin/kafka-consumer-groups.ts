@@ -11,15 +11,16 @@ import { parseBrokerList } from '../src/tools/tool-properties';
 import { ZkClient } from '../src/zk/zk-client';
 import { validateZkConnectString } from '../src/zk/zk-connect-string';
 
-const program = createCli('kafka-consumer-groups', 'List all consumer groups, describe a consumer group, reset its offsets, or delete it.')
+const program = createCli('kafka-consumer-groups', 'List all consumer groups, describe a consumer group, reset or delete its offsets, or delete it.')
   .option('--zookeeper <host:port[/chroot]>', 'the ZooKeeper connection string (ZooKeeper-based consumers: /consumers)')
   .option('--bootstrap-server <host:port,...>', 'the brokers to connect to (groups managed by the group coordinator)')
   .option('--list', 'List all consumer groups.')
   .option('--describe', 'Describe a consumer group: committed offsets, log end offsets, lag and owners per partition.')
   .option('--delete', 'Delete an inactive consumer group and its committed offsets.')
   .option('--reset-offsets', 'Reset the committed offsets of an inactive consumer group.')
+  .option('--delete-offsets', 'Delete offsets of consumer group. Supports one consumer group at the time, and multiple topics.')
   .option('--group <group>', 'The consumer group.')
-  .option('--topic <topic[:partitions]>', 'With --reset-offsets: the topic (and optionally partitions, e.g. t:0,1) to reset (repeatable).', collect, [] as string[])
+  .option('--topic <topic[:partitions]>', 'With --reset-offsets or --delete-offsets: the topic (and optionally partitions, e.g. t:0,1) (repeatable).', collect, [] as string[])
   .option('--all-topics', 'With --reset-offsets: every topic the group has committed offsets for.')
   .option('--to-earliest', 'Reset offsets to the earliest offset.')
   .option('--to-latest', 'Reset offsets to the latest offset.')

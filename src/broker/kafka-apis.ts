@@ -2,6 +2,7 @@ import { ApiKey } from '../protocol/api-keys';
 import { ApiHandlers } from './network/api-handler';
 import { createAlterConfigsHandlers } from './handlers/alter-configs';
 import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopReplicaHandler, createUpdateMetadataHandler } from './handlers/control-requests';
+import { createClientQuotasHandlers } from './handlers/client-quotas';
 import { createDeleteRecordsHandler } from './handlers/delete-records';
 import { createDescribeClusterHandler } from './handlers/describe-cluster';
 import { createDescribeConfigsHandler } from './handlers/describe-configs';
@@ -17,6 +18,7 @@ import {
   createLeaveGroupHandler,
   createListGroupsHandler,
   createOffsetCommitHandler,
+  createOffsetDeleteHandler,
   createOffsetFetchHandler,
   createSyncGroupHandler,
 } from './handlers/group-apis';
@@ -33,6 +35,7 @@ import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteT
  */
 export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
   const alterConfigs = createAlterConfigsHandlers(ctx);
+  const clientQuotas = createClientQuotasHandlers(ctx);
   return {
     [ApiKey.PRODUCE]: createProduceHandler(ctx),
     [ApiKey.FETCH]: createFetchHandler(ctx),
@@ -63,5 +66,8 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.INCREMENTAL_ALTER_CONFIGS]: alterConfigs.incrementalAlterConfigs,
     [ApiKey.DESCRIBE_LOG_DIRS]: createDescribeLogDirsHandler(ctx),
     [ApiKey.ELECT_LEADERS]: createElectLeadersHandler(ctx),
+    [ApiKey.OFFSET_DELETE]: createOffsetDeleteHandler(ctx),
+    [ApiKey.DESCRIBE_CLIENT_QUOTAS]: clientQuotas.describeClientQuotas,
+    [ApiKey.ALTER_CLIENT_QUOTAS]: clientQuotas.alterClientQuotas,
   };
 }

@@ -5,6 +5,7 @@ import { getLogger } from '../common/logging/logging';
 import { mapBounded } from '../common/map-bounded';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { topicNameError } from '../common/topic';
+import { decodeSubscription } from './consumer-protocol';
 import { groupIdError } from './group-id';
 import { GroupMetadata } from './group-metadata';
 import { GroupState } from './group-state';
@@ -562,5 +563,55 @@ export class GroupCoordinator {
       log.info(`Group ${groupId} deleted`);
       return { groupId, errorCode: ErrorCode.NONE.code };
     });
+  }
+
+  // ---- OffsetDelete ----------------------------------------------------------------------------------------
+
+  /**
+   * Kafka's handleDeleteOffsets: the group-level error (validateGroupStatus: INVALID_GROUP_ID for an empty or
+   * unusable id, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR; GROUP_ID_NOT_FOUND when neither members nor offsets
+   * exist; NON_EMPTY_GROUP for a group with members that is not a consumer-protocol group, or one with
+   * ZooKeeper-based consumers registered), else per partition: GROUP_SUBSCRIBED_TO_TOPIC for the topics a
+   * consumer group's members subscribe to, and the others' offsets deleted from ZooKeeper.
+   */
+  async deleteOffsets(groupId: string, partitions: readonly { topic: string; partition: number }[]): Promise<{ errorCode: number; partitions: { topic: string; partition: number; errorCode: number }[] }> {
+    const groupError = (name: ErrorName): { errorCode: number; partitions: [] } => ({ errorCode: ErrorCode[name].code, partitions: [] });
+    if (groupId === '') return groupError('INVALID_GROUP_ID');
+    const error = this.checkCoordinator(groupId);
+    if (error !== null) return groupError(error);
+    const group = this.groups.get(groupId);
+    let subscribed: ReadonlySet<string> = new Set();
+    if (group === undefined || group.is('Dead') || group.is('Empty')) {
+      if ((await this.deps.offsetStore.registeredConsumers(groupId)).length > 0) return groupError('NON_EMPTY_GROUP');
+      // A group without members is known by its offsets: once they are all deleted it is gone (Kafka's cleanupGroupMetadata).
+      if ((group === undefined || group.is('Dead')) && !(await this.deps.offsetStore.hasOffsets(groupId))) return groupError('GROUP_ID_NOT_FOUND');
+    } else if (group.protocolType === 'consumer') {
+      subscribed = subscribedTopics(group);
+    } else {
+      return groupError('NON_EMPTY_GROUP');
+    }
+    const eligible = partitions.filter((p) => !subscribed.has(p.topic));
+    if (eligible.length > 0) {
+      await this.deps.offsetStore.deleteOffsets(groupId, eligible);
+      log.info(`The following offsets of the group ${groupId} were deleted: ${eligible.map(tpString).join(', ')}. `);
+    }
+    return {
+      errorCode: ErrorCode.NONE.code,
+      partitions: partitions.map((p) => ({ ...p, errorCode: subscribed.has(p.topic) ? ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC.code : ErrorCode.NONE.code })),
+    };
+  }
+}
+
+/**
+ * The topics a consumer group's members subscribe to under the chosen protocol (Kafka's subscribedTopics, set
+ * with each generation): none before the first generation, or when a member's subscription cannot be read.
+ */
+function subscribedTopics(group: GroupMetadata): Set<string> {
+  const protocol = group.protocolName;
+  if (protocol === null) return new Set();
+  try {
+    return new Set([...group.members.values()].flatMap((m) => decodeSubscription(m.metadataFor(protocol)).topics));
+  } catch {
+    return new Set();
   }
 }

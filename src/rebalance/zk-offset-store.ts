@@ -113,6 +113,23 @@ export class ZkOffsetStore {
     return (await this.zk.getChildren(ZkPaths.consumers)) ?? [];
   }
 
+  /**
+   * Deletes the committed offsets of the partitions (OffsetDelete); an absent node is already deleted. A topic's
+   * node left without partitions goes too, so that a group with no offsets left is listed as no group.
+   */
+  async deleteOffsets(group: string, partitions: readonly { topic: string; partition: number }[]): Promise<void> {
+    await mapBounded(partitions, (p) =>
+      this.zk.delete(ZkPaths.consumerOffset(group, p.topic, p.partition)).catch((err: unknown) => {
+        if (!isCode(err, 'NONODE')) throw err;
+      }),
+    );
+    for (const topic of new Set(partitions.map((p) => p.topic))) {
+      await this.zk.delete(ZkPaths.consumerOffsets(group, topic)).catch((err: unknown) => {
+        if (!isCode(err, 'NOTEMPTY') && !isCode(err, 'NONODE')) throw err;
+      });
+    }
+  }
+
   async deleteGroup(group: string): Promise<void> {
     await this.zk.deleteRecursive(ZkPaths.consumerGroup(group));
   }

@@ -11,7 +11,10 @@ import { IncrementalAlterConfigsApi } from '../protocol/apis/incremental-alter-c
 import { MetadataApi } from '../protocol/apis/metadata';
 import { AdminZk } from '../zk/admin-zk';
 import { desanitize, sanitize } from '../zk/sanitizer';
+import { AlterClientQuotasApi } from '../protocol/apis/alter-client-quotas';
+import { ClientQuotaMatchType, DescribeClientQuotasApi, DescribeClientQuotasEntry } from '../protocol/apis/describe-client-quotas';
 import { CliError } from './cli';
+import { javaDouble, javaHashMapOrder, javaStringHash } from './java-rendering';
 
 export interface ConfigCommandOptions {
   zookeeper?: string;
@@ -288,8 +291,8 @@ const DYNAMIC_SOURCE = { topics: 1, brokers: 2, brokersDefault: 3 } as const;
 
 /**
  * The --bootstrap-server form (ConfigCommand.processCommand): topics through DescribeConfigs and
- * IncrementalAlterConfigs, brokers through DescribeConfigs and AlterConfigs; client, user and ip quotas need
- * DescribeClientQuotas/AlterClientQuotas, which this broker does not have.
+ * IncrementalAlterConfigs, brokers through DescribeConfigs and AlterConfigs; client, user and ip quotas through
+ * DescribeClientQuotas/AlterClientQuotas (ClientQuotaCommand).
  */
 export class KafkaConfigCommand {
   constructor(
@@ -299,7 +302,12 @@ export class KafkaConfigCommand {
 
   async run(o: ConfigCommandOptions): Promise<void> {
     const type = o.entityType[0] as string;
-    if (!(type in RESOURCE)) throw new ConfigCommandError('org.apache.kafka.common.errors.UnsupportedVersionException', 'The broker does not support DESCRIBE_CLIENT_QUOTAS');
+    if (type in QUOTA_ENTITY_TYPES) {
+      const quotas = new ClientQuotaCommand(this.client, this.out);
+      if (o.alter) await quotas.alter(o, type);
+      else await quotas.describe(o, type);
+      return;
+    }
     if (o.alter) await this.alter(o, type);
     else await this.describe(o, type);
   }
@@ -371,5 +379,136 @@ export class KafkaConfigCommand {
     if (r !== undefined && r.errorCode !== ErrorCode.NONE.code) throw errorFromCode(r.errorCode, r.errorMessage);
     if (name === '') this.out(`Completed updating default config for ${type} in the cluster.`);
     else this.out(`Completed updating config for ${entityTypeSingular(type)} ${name}.`);
+  }
+}
+
+/** ConfigType to ClientQuotaEntity's entity type. */
+const QUOTA_ENTITY_TYPES: Readonly<Record<string, string>> = { users: 'user', clients: 'client-id', ips: 'ip' };
+/** QuotaConfigs.isClientOrUserQuotaConfig and DynamicConfig.Ip.names (2.8). */
+const USER_CLIENT_QUOTA_KEYS = ['producer_byte_rate', 'consumer_byte_rate', 'request_percentage', 'controller_mutation_rate'];
+const IP_QUOTA_KEYS = ['connection_creation_rate'];
+
+/** Java's Double.parseDouble on a quota value (whitespace trimmed; NaN, Infinity and a d/f suffix accepted). */
+export function parseJavaDouble(text: string): number | undefined {
+  const s = text.trim();
+  if (!/^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)$/.test(s)) return undefined;
+  const n = s.replace(/[fFdD]$/, '');
+  return /NaN$/.test(n) ? NaN : Number(n);
+}
+
+/** Java's Map.Entry hashCode summed: ClientQuotaEntity.hashCode (its entries map's). */
+function quotaEntityHash(entry: DescribeClientQuotasEntry): number {
+  let h = 0;
+  for (const e of entry.entity) h = (h + (javaStringHash(e.entityType) ^ (e.entityName === null ? 0 : javaStringHash(e.entityName)))) | 0;
+  return h;
+}
+
+/**
+ * ConfigCommand.describeQuotaConfigs' lines, in the order the Java AdminClient's result maps iterate:
+ * `Quota configs for client-id 'c' are producer_byte_rate=1024.0` (`the default client-id` for the default;
+ * user-principal before client-id before ip; values as Java doubles).
+ */
+export function formatQuotaEntries(entries: readonly DescribeClientQuotasEntry[]): string[] {
+  const typeNames: Readonly<Record<string, string>> = { user: 'user-principal', 'client-id': 'client-id', ip: 'ip' };
+  return javaHashMapOrder(entries, quotaEntityHash, entries.length).map((entry) => {
+    const entity = ['user', 'client-id', 'ip']
+      .flatMap((type) => entry.entity.filter((e) => e.entityType === type).slice(-1))
+      .map((e) => (e.entityName !== null ? `${typeNames[e.entityType]} '${e.entityName}'` : `the default ${typeNames[e.entityType]}`))
+      .join(', ');
+    const values = javaHashMapOrder(entry.values, (v) => javaStringHash(v.key), entry.values.length)
+      .map((v) => `${v.key}=${javaDouble(v.value)}`)
+      .join(', ');
+    return `Quota configs for ${entity} are ${values}`;
+  });
+}
+
+/** Scala's Iterable.toString for the tool's refusal messages. */
+function scalaList(kind: string, items: readonly string[]): string {
+  return `${kind}(${items.join(', ')})`;
+}
+
+/**
+ * kafka-configs --bootstrap-server for --entity-type clients, users and ips (ConfigCommand's quota paths):
+ * describe with a strict filter (the named entity, the default for --entity-default, every entity of the type
+ * otherwise); alter reads the entity's quotas, refuses deleting a key it does not have, and sends the additions
+ * and removals as one AlterClientQuotas entry. SCRAM credentials of users are not described or altered: this
+ * broker has no SASL listeners.
+ */
+export class ClientQuotaCommand {
+  constructor(
+    private readonly client: NetworkClient,
+    private readonly out: Out,
+  ) {}
+
+  private async quotas(type: string, name: string | undefined): Promise<DescribeClientQuotasEntry[]> {
+    const entityType = QUOTA_ENTITY_TYPES[type] as string;
+    const component =
+      name === undefined
+        ? { entityType, matchType: ClientQuotaMatchType.SPECIFIED, match: null }
+        : name === ''
+          ? { entityType, matchType: ClientQuotaMatchType.DEFAULT, match: null }
+          : { entityType, matchType: ClientQuotaMatchType.EXACT, match: name };
+    let r;
+    try {
+      r = await this.client.request('any', DescribeClientQuotasApi, { components: [component], strict: true });
+    } catch (err) {
+      if (err instanceof KafkaError && err.errorName === 'UNSUPPORTED_VERSION') throw new ConfigCommandError(EXCEPTION_CLASSES['UNSUPPORTED_VERSION'] as string, 'The broker does not support DESCRIBE_CLIENT_QUOTAS');
+      throw err;
+    }
+    if (r.errorCode !== ErrorCode.NONE.code) throw errorFromCode(r.errorCode, r.errorMessage);
+    return r.entries ?? [];
+  }
+
+  private static entityName(o: ConfigCommandOptions): string | undefined {
+    return o.entityDefault ? '' : o.entityName[0];
+  }
+
+  async describe(o: ConfigCommandOptions, type: string): Promise<void> {
+    for (const line of formatQuotaEntries(await this.quotas(type, ClientQuotaCommand.entityName(o)))) this.out(line);
+  }
+
+  async alter(o: ConfigCommandOptions, type: string): Promise<void> {
+    const name = ClientQuotaCommand.entityName(o) as string;
+    const added = o.addConfig === undefined ? new Map<string, string>() : parseConfigsToBeAdded(o.addConfig);
+    const deleted = parseConfigsToBeDeleted(o.deleteConfig);
+    const keys = type === 'ips' ? IP_QUOTA_KEYS : USER_CLIENT_QUOTA_KEYS;
+    const unknownAdded = [...added.keys()].filter((k) => !keys.includes(k));
+    const unknownDeleted = deleted.filter((k) => !keys.includes(k));
+    if (type === 'ips') {
+      const unknown = [...unknownAdded, ...unknownDeleted];
+      if (unknown.length > 0) throw new CliError(`Only connection quota configs can be added for 'ips' using --bootstrap-server. Unexpected config names: ${unknown.join(',')}`);
+    } else if (type === 'clients') {
+      if (unknownAdded.length > 0) throw new CliError(`Only quota configs can be added for 'clients' using --bootstrap-server. Unexpected config names: ${scalaList('Set', unknownAdded)}`);
+      if (unknownDeleted.length > 0) throw new CliError(`Only quota configs can be deleted for 'clients' using --bootstrap-server. Unexpected config names: ${scalaList('List', unknownDeleted)}`);
+    } else {
+      const scram = [...added.keys(), ...deleted].filter((k) => SCRAM_MECHANISMS.includes(k));
+      const addedOther = unknownAdded.filter((k) => !SCRAM_MECHANISMS.includes(k));
+      const deletedOther = unknownDeleted.filter((k) => !SCRAM_MECHANISMS.includes(k));
+      if (addedOther.length > 0) throw new CliError(`Only quota and SCRAM credential configs can be added for 'users' using --bootstrap-server. Unexpected config names: ${scalaList('Set', addedOther)}`);
+      if (deletedOther.length > 0) throw new CliError(`Only quota and SCRAM credential configs can be deleted for 'users' using --bootstrap-server. Unexpected config names: ${scalaList('List', deletedOther)}`);
+      if (scram.length > 0) throw new CliError(`SCRAM credentials are not supported by this broker (it has no SASL listeners): ${scram.join(',')}`);
+    }
+    // alterQuotaConfigs: the entity's current quotas, then one alteration.
+    const old = (await this.quotas(type, name))[0]?.values ?? [];
+    const invalid = deleted.filter((k) => !old.some((v) => v.key === k));
+    if (invalid.length > 0) throw new CliError(`Invalid config(s): ${invalid.join(',')}`);
+    const ops = [...added].map(([key, text]) => {
+      const value = parseJavaDouble(text);
+      if (value === undefined) throw new CliError(`Cannot parse quota configuration value for ${key}: ${text}`);
+      return { key, value, remove: false };
+    });
+    for (const key of deleted) ops.push({ key, value: 0, remove: true });
+    const entity = [{ entityType: QUOTA_ENTITY_TYPES[type] as string, entityName: name === '' ? null : name }];
+    let r;
+    try {
+      r = await this.client.request('any', AlterClientQuotasApi, { entries: [{ entity, ops }], validateOnly: false });
+    } catch (err) {
+      if (err instanceof KafkaError && err.errorName === 'UNSUPPORTED_VERSION') throw new ConfigCommandError(EXCEPTION_CLASSES['UNSUPPORTED_VERSION'] as string, 'The broker does not support ALTER_CLIENT_QUOTAS');
+      throw err;
+    }
+    const e = r.entries[0];
+    if (e !== undefined && e.errorCode !== ErrorCode.NONE.code) throw errorFromCode(e.errorCode, e.errorMessage);
+    if (name === '') this.out(`Completed updating default config for ${type} in the cluster.`);
+    else this.out(`Completed updating config for ${type.slice(0, -1)} ${name}.`);
   }
 }

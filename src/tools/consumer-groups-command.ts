@@ -2,7 +2,9 @@ import { compareTp, TopicPartition, tpKey, tpString } from '../common/topic-part
 import { topicNameError } from '../common/topic';
 import { groupIdError } from '../rebalance/group-id';
 import { TopicPartitionOffset } from '../rebalance/zk-offset-store';
+import { ErrorCode, errorNameOf } from '../common/error-codes';
 import { CliError } from './cli';
+import { exceptionClassFor } from './java-rendering';
 import { ConsumerGroupService, GroupDescription } from './consumer-groups-service';
 
 export interface ConsumerGroupsOptions {
@@ -12,6 +14,7 @@ export interface ConsumerGroupsOptions {
   describe?: boolean;
   delete?: boolean;
   resetOffsets?: boolean;
+  deleteOffsets?: boolean;
   group?: string;
   topic: string[];
   allTopics?: boolean;
@@ -27,8 +30,10 @@ export interface ConsumerGroupsOptions {
 /** The one-action and connection rules of Kafka's ConsumerGroupCommandOptions.checkArgs. */
 export function checkConsumerGroupsArgs(o: ConsumerGroupsOptions): void {
   if ((o.zookeeper === undefined) === (o.bootstrapServer === undefined)) throw new CliError('Exactly one of --zookeeper or --bootstrap-server is required.');
-  const actions = [o.list, o.describe, o.delete, o.resetOffsets].filter(Boolean).length;
-  if (actions !== 1) throw new CliError('Command must include exactly one action: --list, --describe, --delete, --reset-offsets');
+  const actions = [o.list, o.describe, o.delete, o.resetOffsets, o.deleteOffsets].filter(Boolean).length;
+  if (actions !== 1) throw new CliError('Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets');
+  // ConsumerGroupCommandOptions.checkArgs, with joptsimple's rendering of the options.
+  if (o.deleteOffsets && (o.group === undefined || o.topic.length === 0)) throw new CliError('Option [delete-offsets] takes the following options: [group], [topic]');
   if ((o.describe || o.delete || o.resetOffsets) && o.group === undefined) throw new CliError('Option --group is required with --describe, --delete and --reset-offsets.');
   if (o.resetOffsets) {
     const scenarios = [o.toEarliest, o.toLatest, o.toCurrent, o.toOffset !== undefined, o.shiftBy !== undefined].filter(Boolean).length;
@@ -42,6 +47,17 @@ export function checkConsumerGroupsArgs(o: ConsumerGroupsOptions): void {
 }
 
 const pad = (s: string | number, width: number): string => String(s).padEnd(width);
+
+/** One line of --delete-offsets' table: Kafka's "%-30s %-15s %-15s". */
+export function formatDeleteOffsetsRow(topic: string, partition: string, status: string): string {
+  return `${pad(topic, 30)} ${pad(partition, 15)} ${pad(status, 15)}`;
+}
+
+/** ExecutionException.getMessage of the AdminClient's failed future: the cause's class and message. */
+function exceptionText(code: number): string {
+  const name = errorNameOf(code) ?? 'UNKNOWN_SERVER_ERROR';
+  return `${exceptionClassFor(code)}: ${(ErrorCode as Record<string, { message: string }>)[name]?.message ?? `Unknown error code ${code}`}`;
+}
 
 /**
  * Kafka's ConsumerGroupCommand over a ConsumerGroupService: --list, --describe (2.x columns, lag from the log end
@@ -65,6 +81,7 @@ export class ConsumerGroupCommand {
     if (invalid !== undefined) throw new CliError(`Error: Executing consumer group command failed due to ${invalid}`);
     if (o.describe) return this.describe(group, o);
     if (o.delete) return this.delete(group, o);
+    if (o.deleteOffsets) return this.deleteOffsets(group, o);
     return this.resetOffsets(group, o);
   }
 
@@ -132,6 +149,57 @@ export class ConsumerGroupCommand {
     }
     this.out(`Deletion of requested consumer groups ('${group}') was successful.`);
     return 0;
+  }
+
+  /**
+   * --delete-offsets (ConsumerGroupService.deleteOffsets): `t:0,1` names partitions, a bare topic means all of its
+   * partitions (a topic that does not exist is a row "Not Provided" with its error); then Kafka's top-level line
+   * and the TOPIC PARTITION STATUS table, rows sorted by topic and partition as text. Exit status 1 when the
+   * request failed as a whole or for a partition (as --delete here).
+   */
+  private async deleteOffsets(group: string, o: ConsumerGroupsOptions): Promise<number> {
+    const rows: { topic: string; partition: number; error: string | null }[] = [];
+    const partitions: TopicPartition[] = [];
+    for (const arg of o.topic) {
+      if (!arg.includes(':')) continue;
+      const parts = arg.split(':');
+      while (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+      if (parts.length !== 2) throw new CliError(`Invalid topic arg '${arg}', expected topic name and partitions`);
+      const [topic, list] = parts as [string, string];
+      for (const p of list.split(',')) {
+        if (!/^[+-]?\d+$/.test(p) || Math.abs(Number(p)) > 2147483647) throw new CliError(`Invalid partition '${p}' specified in topic arg '${arg}''`);
+        partitions.push({ topic, partition: Number(p) });
+      }
+    }
+    for (const topic of o.topic.filter((t) => !t.includes(':'))) {
+      const existing = topicNameError(topic) === undefined ? await this.service.partitionsOf(topic) : [];
+      if (existing.length === 0) rows.push({ topic, partition: -1, error: exceptionText(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code) });
+      for (const partition of existing) partitions.push({ topic, partition });
+    }
+    const unique = [...new Map(partitions.map((p) => [tpString(p), p])).values()];
+    const result = await this.service.deleteOffsets(group, unique);
+    const firstPartitionError = result.partitions.find((p) => p.errorCode !== ErrorCode.NONE.code)?.errorCode;
+    const top = result.errorCode !== ErrorCode.NONE.code ? result.errorCode : (firstPartitionError ?? ErrorCode.NONE.code);
+    for (const p of result.partitions) rows.push({ topic: p.topic, partition: p.partition, error: p.errorCode === ErrorCode.NONE.code ? null : exceptionText(p.errorCode) });
+    const errorLine = (message: string): void => {
+      this.out('');
+      this.out(`Error: ${message}`);
+    };
+    const name = errorNameOf(top);
+    if (top === ErrorCode.NONE.code) this.out(`Request succeed for deleting offsets with topic ${o.topic.join(', ')} group ${group}`);
+    else if (name === 'INVALID_GROUP_ID') errorLine(`'${group}' is not valid.`);
+    else if (name === 'GROUP_ID_NOT_FOUND') errorLine(`'${group}' does not exist.`);
+    else if (name === 'GROUP_AUTHORIZATION_FAILED') errorLine(`Access to '${group}' is not authorized.`);
+    else if (name === 'NON_EMPTY_GROUP') errorLine(`Deleting offsets of a consumer group '${group}' is forbidden if the group is not empty.`);
+    else if (name === 'GROUP_SUBSCRIBED_TO_TOPIC' || name === 'TOPIC_AUTHORIZATION_FAILED' || name === 'UNKNOWN_TOPIC_OR_PARTITION') errorLine('Encounter some partition level error, see the follow-up details:');
+    else errorLine(`Encounter some unknown error: ${name ?? `UNKNOWN(${top})`}`);
+    this.out('');
+    this.out(formatDeleteOffsetsRow('TOPIC', 'PARTITION', 'STATUS'));
+    const sortKey = (r: { topic: string; partition: number }): string => `${r.topic}${r.partition}`;
+    for (const r of [...rows].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0))) {
+      this.out(formatDeleteOffsetsRow(r.topic, r.partition >= 0 ? String(r.partition) : 'Not Provided', r.error === null ? 'Successful' : `Error: ${r.error}`));
+    }
+    return top === ErrorCode.NONE.code && rows.every((r) => r.error === null) ? 0 : 1;
   }
 
   private async resetOffsets(group: string, o: ConsumerGroupsOptions): Promise<number> {

@@ -8,6 +8,7 @@ import { DescribeGroupsApi } from '../protocol/apis/describe-groups';
 import { FindCoordinatorApi } from '../protocol/apis/find-coordinator';
 import { ListGroupsApi } from '../protocol/apis/list-groups';
 import { OffsetCommitApi } from '../protocol/apis/offset-commit';
+import { OffsetDeleteApi } from '../protocol/apis/offset-delete';
 import { OffsetFetchApi } from '../protocol/apis/offset-fetch';
 import { decodeAssignment } from '../rebalance/consumer-protocol';
 import { TopicPartitionOffset } from '../rebalance/zk-offset-store';
@@ -98,6 +99,22 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
     );
     const failed = r.topics.flatMap((t) => t.partitions.filter((p) => p.errorCode !== ErrorCode.NONE.code));
     if (failed.length > 0) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(failed[0]!.errorCode)}`);
+  }
+
+  async deleteOffsets(group: string, partitions: readonly TopicPartition[]): Promise<{ errorCode: number; partitions: (TopicPartition & { errorCode: number })[] }> {
+    const topics = new Map<string, number[]>();
+    for (const p of partitions) topics.set(p.topic, [...(topics.get(p.topic) ?? []), p.partition]);
+    const r = await this.toCoordinator(
+      group,
+      (node) => this.client.request(node, OffsetDeleteApi, { groupId: group, topics: [...topics].map(([name, ps]) => ({ name, partitions: ps.map((partitionIndex) => ({ partitionIndex })) })) }),
+      (res) => res.errorCode,
+    );
+    const answered = new Map(r.topics.flatMap((t) => t.partitions.map((p) => [`${t.name}\0${p.partitionIndex}`, p.errorCode] as const)));
+    return {
+      errorCode: r.errorCode,
+      // A partition the response leaves out fails as the Java AdminClient's does ("did not get a response"): UNKNOWN_SERVER_ERROR.
+      partitions: partitions.map((p) => ({ ...p, errorCode: r.errorCode !== ErrorCode.NONE.code ? r.errorCode : (answered.get(`${p.topic}\0${p.partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR.code) })),
+    };
   }
 
   async deleteGroup(group: string): Promise<string | null> {

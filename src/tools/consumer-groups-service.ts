@@ -30,6 +30,11 @@ export interface ConsumerGroupService {
   /** -2 earliest, -1 latest (log end offset), per partition from its leader. */
   listOffsets(tps: readonly TopicPartition[], timestamp: -1 | -2): Promise<number[]>;
   commitOffsets(group: string, offsets: readonly TopicPartitionOffset[]): Promise<void>;
+  /**
+   * Deletes committed offsets of the group (OffsetDelete to its coordinator): the group-level error code, and
+   * each partition's.
+   */
+  deleteOffsets(group: string, partitions: readonly TopicPartition[]): Promise<{ errorCode: number; partitions: (TopicPartition & { errorCode: number })[] }>;
   /** Deletes an inactive group; resolves with an error message when it could not. */
   deleteGroup(group: string): Promise<string | null>;
   close(): void;

@@ -80,6 +80,11 @@ export class ZkConsumerGroupService implements ConsumerGroupService {
     if (failed) throw new CliError(`Error: Executing consumer group command failed due to ${failed.message}`);
   }
 
+  /** Kafka's --delete-offsets goes through the group coordinator (OffsetDelete): the --zookeeper form has none. */
+  deleteOffsets(): Promise<never> {
+    return Promise.reject(new CliError('Option --delete-offsets is only supported with --bootstrap-server'));
+  }
+
   async deleteGroup(group: string): Promise<string | null> {
     if ((await this.store.registeredConsumers(group)).length > 0) return 'its consumers are still active';
     await this.store.deleteGroup(group);

@@ -38,3 +38,40 @@ export function scalaHashMapOrder<T>(items: readonly T[], hashOf: (item: T) => n
 export function exceptionClassFor(code: number): string {
   return javaExceptionName(errorNameOf(code) ?? 'UNKNOWN_SERVER_ERROR');
 }
+
+/**
+ * The iteration order of a java.util.HashMap built with `new HashMap<>(initialCapacity)` and `items` put in the
+ * given order (distinct keys): buckets ascending by the spread hash masked to the table size (the power of two
+ * at or above the initial capacity, doubled whenever the size passes 3/4 of it), insertion order within a
+ * bucket (a resize splits a chain keeping its order). The Java AdminClient hands the tools such maps.
+ */
+export function javaHashMapOrder<T>(items: readonly T[], hashOf: (item: T) => number, initialCapacity = 16): T[] {
+  let size = 1;
+  while (size < initialCapacity) size *= 2;
+  let threshold = size * 0.75;
+  for (let n = 1; n <= items.length; n++) {
+    if (n > threshold) {
+      size *= 2;
+      threshold = size * 0.75;
+    }
+  }
+  const spread = (h: number): number => (h ^ (h >>> 16)) | 0;
+  return items
+    .map((item, i) => ({ item, i, bucket: spread(hashOf(item)) & (size - 1) }))
+    .sort((a, b) => a.bucket - b.bucket || a.i - b.i)
+    .map((x) => x.item);
+}
+
+/** Java's Double.toString: `1024.0`, `0.5`, `1.0E7`, `1.5E-4`. */
+export function javaDouble(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
+  if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
+  const abs = Math.abs(v);
+  if (abs >= 1e-3 && abs < 1e7) {
+    const text = String(v);
+    return text.includes('.') ? text : `${text}.0`;
+  }
+  const [mantissa, exponent] = v.toExponential().split('e') as [string, string];
+  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${exponent.replace('+', '')}`;
+}

@@ -240,6 +240,24 @@ export class AdminZk {
     return ((await this.zk.getChildren(ZkPaths.configEntityType(entityType))) ?? []).sort();
   }
 
+  /**
+   * The `<user>/clients/<client-id>` configs under /config/users (KafkaZkClient's fetchAllChildEntityConfigs for
+   * users and clients): path below /config/users -> config, names sanitized.
+   */
+  async fetchAllUserClientConfigs(): Promise<Map<string, Map<string, string>>> {
+    const result = new Map<string, Map<string, string>>();
+    for (const user of await this.getAllEntitiesWithConfig('users')) {
+      const clients = (await this.zk.getChildren(`${ZkPaths.configEntity('users', user)}/clients`)) ?? [];
+      for (const client of clients.sort()) {
+        if (zkNodeNameError(client) !== undefined) continue;
+        const path = `${ZkPaths.configEntity('users', user)}/clients/${client}`;
+        const node = await this.zk.getData(path);
+        result.set(`${user}/clients/${client}`, node === null ? new Map() : readTopicOverrides(path, node.data));
+      }
+    }
+    return result;
+  }
+
   /** The ids of the registered (running) brokers. */
   async getLiveBrokerIds(): Promise<number[]> {
     return ((await this.zk.getChildren(ZkPaths.brokerIds)) ?? []).filter((c) => /^\d+$/.test(c)).map(Number).sort((a, b) => a - b);

@@ -9,6 +9,7 @@ import { JoinGroupRequest, JoinGroupResponse } from '../../protocol/apis/join-gr
 import { LeaveGroupRequest, LeaveGroupResponse } from '../../protocol/apis/leave-group';
 import { ListGroupsRequest, ListGroupsResponse } from '../../protocol/apis/list-groups';
 import { OffsetCommitRequest, OffsetCommitResponse } from '../../protocol/apis/offset-commit';
+import { OffsetDeleteRequest, OffsetDeleteResponse } from '../../protocol/apis/offset-delete';
 import { OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponsePartition } from '../../protocol/apis/offset-fetch';
 import { SyncGroupRequest, SyncGroupResponse } from '../../protocol/apis/sync-group';
 import { ApiHandler } from '../network/api-handler';
@@ -17,7 +18,7 @@ import { HandlerContext } from './handler-context';
 /*
  * The group APIs (Kafka's KafkaApis handlers in front of the GroupCoordinator), in API key order:
  * OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups,
- * ListGroups, DeleteGroups. The coordinator is the broker's own (KafkaServer builds and stops it).
+ * ListGroups, DeleteGroups, OffsetDelete. The coordinator is the broker's own (KafkaServer builds and stops it).
  */
 
 /** Key type 0 is a group; 1 (transactions) has no coordinator here, as transactions are not supported. */
@@ -170,4 +171,35 @@ export function createListGroupsHandler(ctx: HandlerContext): ApiHandler<ListGro
 
 export function createDeleteGroupsHandler(ctx: HandlerContext): ApiHandler<DeleteGroupsRequest, DeleteGroupsResponse> {
   return async (request) => ({ throttleTimeMs: 0, results: await ctx.groupCoordinator.deleteGroups(request.groupsNames) });
+}
+
+/**
+ * OffsetDelete (Kafka's handleOffsetDeleteRequest): a partition this broker's metadata does not know is
+ * UNKNOWN_TOPIC_OR_PARTITION; the coordinator answers for the others. A group-level error is answered alone,
+ * with no topics (OffsetDeleteRequest.getErrorResponse).
+ */
+export function createOffsetDeleteHandler(ctx: HandlerContext): ApiHandler<OffsetDeleteRequest, OffsetDeleteResponse> {
+  return async (request) => {
+    const errors = new Map<string, Map<number, number>>();
+    const set = (topic: string, partition: number, code: number): void => {
+      let byPartition = errors.get(topic);
+      if (byPartition === undefined) errors.set(topic, (byPartition = new Map()));
+      byPartition.set(partition, code);
+    };
+    const known: { topic: string; partition: number }[] = [];
+    for (const t of request.topics) {
+      for (const p of t.partitions) {
+        if (ctx.metadataCache.partitionState({ topic: t.name, partition: p.partitionIndex }) === undefined) set(t.name, p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code);
+        else known.push({ topic: t.name, partition: p.partitionIndex });
+      }
+    }
+    const result = await ctx.groupCoordinator.deleteOffsets(request.groupId, known);
+    if (result.errorCode !== ErrorCode.NONE.code) return { errorCode: result.errorCode, throttleTimeMs: 0, topics: [] };
+    for (const p of result.partitions) set(p.topic, p.partition, p.errorCode);
+    return {
+      errorCode: ErrorCode.NONE.code,
+      throttleTimeMs: 0,
+      topics: [...errors].map(([name, byPartition]) => ({ name, partitions: [...byPartition].map(([partitionIndex, errorCode]) => ({ partitionIndex, errorCode })) })),
+    };
+  };
 }

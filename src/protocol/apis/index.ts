@@ -1,5 +1,6 @@
 import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
+import { AlterClientQuotasApi } from './alter-client-quotas';
 import { AlterConfigsApi } from './alter-configs';
 import { ApiVersionsApi } from './api-versions';
 import { ControlledShutdownApi } from './controlled-shutdown';
@@ -8,6 +9,7 @@ import { CreateTopicsApi } from './create-topics';
 import { DeleteGroupsApi } from './delete-groups';
 import { DeleteRecordsApi } from './delete-records';
 import { DeleteTopicsApi } from './delete-topics';
+import { DescribeClientQuotasApi } from './describe-client-quotas';
 import { DescribeClusterApi } from './describe-cluster';
 import { DescribeConfigsApi } from './describe-configs';
 import { DescribeGroupsApi } from './describe-groups';
@@ -25,6 +27,7 @@ import { ListGroupsApi } from './list-groups';
 import { ListOffsetsApi } from './list-offsets';
 import { MetadataApi } from './metadata';
 import { OffsetCommitApi } from './offset-commit';
+import { OffsetDeleteApi } from './offset-delete';
 import { OffsetFetchApi } from './offset-fetch';
 import { OffsetForLeaderEpochApi } from './offset-for-leader-epoch';
 import { ProduceApi } from './produce';
@@ -40,7 +43,8 @@ import { UpdateMetadataApi } from './update-metadata';
  *
  * Windows: min 0 everywhere (librdkafka's feature checks need the low versions). APIs added since issue 14 go to
  * Kafka 2.8's maximum, flexible versions included (DeleteRecords 0-2, AlterConfigs 0-2, IncrementalAlterConfigs
- * 0-1, DescribeLogDirs 0-2, ElectLeaders 0-2, DescribeCluster 0); the older ones stop at or below their last non-flexible version, except ApiVersions v3
+ * 0-1, DescribeLogDirs 0-2, ElectLeaders 0-2, DescribeCluster 0, OffsetDelete 0, DescribeClientQuotas 0-1,
+ * AlterClientQuotas 0-1); the older ones stop at or below their last non-flexible version, except ApiVersions v3
  * (KIP-511), which librdkafka asks for first.
  */
 export const Apis = {
@@ -76,6 +80,9 @@ export const Apis = {
   [ApiKey.DESCRIBE_CLUSTER]: DescribeClusterApi,
   [ApiKey.INCREMENTAL_ALTER_CONFIGS]: IncrementalAlterConfigsApi,
   [ApiKey.ELECT_LEADERS]: ElectLeadersApi,
+  [ApiKey.OFFSET_DELETE]: OffsetDeleteApi,
+  [ApiKey.DESCRIBE_CLIENT_QUOTAS]: DescribeClientQuotasApi,
+  [ApiKey.ALTER_CLIENT_QUOTAS]: AlterClientQuotasApi,
 } as const;
 
 export type Apis = typeof Apis;

@@ -87,6 +87,15 @@ const NO_CLIENT_SENDS: ReadonlyMap<number, string> = new Map([
   // kafka-log-dirs and kafka-leader-election tools send them; their bytes are checked by the registry round trips.
   [35, 'DescribeLogDirs: no capture client implements it'],
   [43, 'ElectLeaders: no capture client implements it'],
+  // OffsetDelete: kafkajs 2.2.4 and kafka-python 2.0.2 lack it; librdkafka 2.0.2 has rd_kafka_DeleteConsumerGroupOffsets
+  // but neither kcat nor confluent-kafka 1.7.0 (whose AdminClient has no delete_consumer_group_offsets) calls it.
+  // Our kafka-consumer-groups --delete-offsets sends it.
+  [47, 'OffsetDelete: no capture client calls it'],
+  // DescribeClientQuotas / AlterClientQuotas (KIP-546, 2.6): no capture client implements them (kafkajs 2.2.4,
+  // kafka-python 2.0.2, librdkafka 2.0.2 and confluent-kafka 1.7.0 have no client-quota calls); our
+  // kafka-configs --bootstrap-server sends them for clients, users and ips.
+  [48, 'DescribeClientQuotas: no capture client implements it'],
+  [49, 'AlterClientQuotas: no capture client implements it'],
 ]);
 
 /**
