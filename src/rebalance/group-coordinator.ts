@@ -50,7 +50,13 @@ export interface DescribedGroupInfo {
   state: GroupState;
   protocolType: string;
   protocolName: string;
-  members: { memberId: string; clientId: string; clientHost: string; metadata: Buffer; assignment: Buffer }[];
+  members: { memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string; metadata: Buffer; assignment: Buffer }[];
+}
+
+export interface ListedGroupInfo {
+  groupId: string;
+  protocolType: string;
+  state: GroupState;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -507,19 +513,24 @@ export class GroupCoordinator {
 
   /**
    * The groups this broker coordinates: those in memory, plus groups that only have offsets in ZooKeeper
-   * (protocol type "", as Kafka lists offset-only groups).
+   * (protocol type "", state Empty, as Kafka lists offset-only groups). A non-empty `states` keeps only the groups
+   * in one of those states (ListGroups v4, KIP-518; names compared exactly, as Kafka's GroupMetadata.isInStates).
    */
-  async listGroups(): Promise<{ groupId: string; protocolType: string; state: GroupState }[]> {
-    const result = new Map<string, { groupId: string; protocolType: string; state: GroupState }>();
+  async listGroups(states: readonly string[] = []): Promise<ListedGroupInfo[]> {
+    const result = new Map<string, ListedGroupInfo>();
     for (const g of this.groups.values()) {
       if (this.isCoordinatorFor(g.groupId) && !g.is('Dead')) result.set(g.groupId, { groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state });
     }
-    const stored = (await this.deps.offsetStore.allGroups()).filter((g) => !result.has(g) && this.isCoordinatorFor(g));
-    const withOffsets = await mapBounded(stored, (g) => this.deps.offsetStore.hasOffsets(g));
-    stored.forEach((g, i) => {
-      if (withOffsets[i]) result.set(g, { groupId: g, protocolType: '', state: 'Empty' });
-    });
-    return [...result.values()];
+    // Offset-only groups are Empty: only read ZooKeeper when Empty is wanted.
+    if (states.length === 0 || states.includes('Empty')) {
+      const stored = (await this.deps.offsetStore.allGroups()).filter((g) => !result.has(g) && this.isCoordinatorFor(g));
+      const withOffsets = await mapBounded(stored, (g) => this.deps.offsetStore.hasOffsets(g));
+      stored.forEach((g, i) => {
+        if (withOffsets[i]) result.set(g, { groupId: g, protocolType: '', state: 'Empty' });
+      });
+    }
+    const all = [...result.values()];
+    return states.length === 0 ? all : all.filter((g) => states.includes(g.state));
   }
 
   async describeGroup(groupId: string): Promise<DescribedGroupInfo> {
@@ -539,6 +550,7 @@ export class GroupCoordinator {
       protocolName: stable ? protocol : '',
       members: [...group.members.values()].map((m) => ({
         memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
         clientId: m.clientId,
         clientHost: m.clientHost,
         metadata: stable ? m.metadataFor(protocol) : EMPTY,

@@ -29,6 +29,8 @@ export class MemberMetadata {
   assignment: Buffer = Buffer.alloc(0);
   awaitingJoin: ((result: JoinResult) => void) | null = null;
   awaitingSync: ((result: SyncResult) => void) | null = null;
+  /** The static member's group.instance.id (KIP-345), null for a dynamic member. */
+  groupInstanceId: string | null = null;
   /** Joined during the current rebalance (not yet part of any generation). */
   isNew = false;
   heartbeatTimer: TimerHandle | null = null;

@@ -272,7 +272,7 @@ export class ProtocolTestServer {
       16: () => ({ throttleTimeMs: 0, errorCode: 0, groups: [] }),
       15: (req) => ({
         throttleTimeMs: 0,
-        groups: req.groups.map((groupId) => ({ errorCode: 0, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] })),
+        groups: req.groups.map((groupId) => ({ errorCode: 0, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: -2147483648 })),
       }),
       19: (req) => ({
         throttleTimeMs: 0,

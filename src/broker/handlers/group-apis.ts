@@ -2,6 +2,7 @@ import { ErrorCode, ErrorName } from '../../common/error-codes';
 import { GROUP_METADATA_TOPIC_NAME } from '../../common/topic';
 import { mapBounded } from '../../common/map-bounded';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../../protocol/apis/delete-groups';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../../protocol/apis/describe-cluster';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../../protocol/apis/describe-groups';
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../protocol/apis/find-coordinator';
 import { HeartbeatRequest, HeartbeatResponse } from '../../protocol/apis/heartbeat';
@@ -12,6 +13,7 @@ import { OffsetCommitRequest, OffsetCommitResponse } from '../../protocol/apis/o
 import { OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponsePartition } from '../../protocol/apis/offset-fetch';
 import { SyncGroupRequest, SyncGroupResponse } from '../../protocol/apis/sync-group';
 import { ApiHandler } from '../network/api-handler';
+import { to32BitField } from './describe-cluster';
 import { HandlerContext } from './handler-context';
 
 /*
@@ -19,6 +21,9 @@ import { HandlerContext } from './handler-context';
  * OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups,
  * ListGroups, DeleteGroups. The coordinator is the broker's own (KafkaServer builds and stops it).
  */
+
+/** Kafka's AclOperation codes of the operations a GROUP resource supports (AclEntry.supportedOperations(GROUP)): READ 3, DELETE 6, DESCRIBE 8. */
+const GROUP_OPERATIONS = [3, 6, 8] as const;
 
 /** Key type 0 is a group; 1 (transactions) has no coordinator here, as transactions are not supported. */
 const GROUP_KEY_TYPE = 0;
@@ -144,9 +149,14 @@ export function createSyncGroupHandler(ctx: HandlerContext): ApiHandler<SyncGrou
   };
 }
 
+/**
+ * DescribeGroups. v3 reports the authorized operations on each group when asked (set whatever the group's error, as
+ * Kafka does): with no authorizer (none exists here) every operation a GROUP supports, else Int.MinValue.
+ */
 export function createDescribeGroupsHandler(ctx: HandlerContext): ApiHandler<DescribeGroupsRequest, DescribeGroupsResponse> {
   return async (request) => {
     const groups = await mapBounded(request.groups, (g) => ctx.groupCoordinator.describeGroup(g));
+    const authorizedOperations = request.includeAuthorizedOperations ? to32BitField(GROUP_OPERATIONS) : AUTHORIZED_OPERATIONS_OMITTED;
     return {
       throttleTimeMs: 0,
       groups: groups.map((g) => ({
@@ -155,16 +165,25 @@ export function createDescribeGroupsHandler(ctx: HandlerContext): ApiHandler<Des
         groupState: g.state,
         protocolType: g.protocolType,
         protocolData: g.protocolName,
-        members: g.members.map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberMetadata: m.metadata, memberAssignment: m.assignment })),
+        members: g.members.map((m) => ({
+          memberId: m.memberId,
+          groupInstanceId: m.groupInstanceId,
+          clientId: m.clientId,
+          clientHost: m.clientHost,
+          memberMetadata: m.metadata,
+          memberAssignment: m.assignment,
+        })),
+        authorizedOperations,
       })),
     };
   };
 }
 
+/** ListGroups: v4's states filter (empty: every group) and each group's state. */
 export function createListGroupsHandler(ctx: HandlerContext): ApiHandler<ListGroupsRequest, ListGroupsResponse> {
-  return async () => {
-    const groups = await ctx.groupCoordinator.listGroups();
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE.code, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType })) };
+  return async (request) => {
+    const groups = await ctx.groupCoordinator.listGroups(request.statesFilter);
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE.code, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state })) };
   };
 }
 

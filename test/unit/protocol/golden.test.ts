@@ -100,6 +100,15 @@ const NO_CLIENT_SENDS_VERSION: ReadonlyMap<string, string> = new Map([
   // kafkajs and kafka-python stop at AlterConfigs v1, librdkafka 2.0.2 sends v0 only; v2 (flexible, KIP-482) is
   // the Java AdminClient's (2.4+).
   ['33:2', 'AlterConfigs v2: Java AdminClient 2.4+ only'],
+  // kafkajs 2.2.4 and kafka-python 2.0.2 stop at DescribeGroups and ListGroups v2; librdkafka 2.0.2's
+  // rd_kafka_list_groups (confluent-kafka 1.7.0's list_groups) sends ListGroups v0 only, and its
+  // ListConsumerGroups/DescribeConsumerGroups admin calls are not in confluent-kafka 1.7.0. The Java AdminClient
+  // (2.4+; 2.6+ for the states filter) sends these.
+  ['15:3', 'DescribeGroups v3 (authorized operations): Java AdminClient only'],
+  ['15:4', 'DescribeGroups v4 (group instance ids): Java AdminClient only'],
+  ['15:5', 'DescribeGroups v5 (flexible): Java AdminClient only'],
+  ['16:3', 'ListGroups v3 (flexible): Java AdminClient only'],
+  ['16:4', 'ListGroups v4 (states filter): Java AdminClient only'],
 ]);
 
 describe('golden bytes captured from kafkajs, kcat (librdkafka), kafka-python and confluent-kafka (librdkafka)', () => {
