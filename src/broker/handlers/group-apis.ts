@@ -37,7 +37,7 @@ export function createOffsetCommitHandler(ctx: HandlerContext): ApiHandler<Offse
     const errors =
       context.header.apiVersion === 0
         ? await ctx.groupCoordinator.storeOffsets(request.groupId, flat)
-        : await ctx.groupCoordinator.commitOffsets(request.groupId, request.generationId, request.memberId, flat);
+        : await ctx.groupCoordinator.commitOffsets(request.groupId, request.generationId, request.memberId, flat, request.groupInstanceId);
     let i = 0;
     return {
       throttleTimeMs: 0,
@@ -100,9 +100,13 @@ export function createFindCoordinatorHandler(ctx: HandlerContext): ApiHandler<Fi
 
 export function createJoinGroupHandler(ctx: HandlerContext): ApiHandler<JoinGroupRequest, JoinGroupResponse> {
   return async (request, context) => {
+    const version = context.header.apiVersion;
     const r = await ctx.groupCoordinator.joinGroup({
       groupId: request.groupId,
       memberId: request.memberId,
+      groupInstanceId: request.groupInstanceId,
+      // KIP-394: from v4 a dynamic member's first join gets MEMBER_ID_REQUIRED and rejoins with the id it got.
+      requireKnownMemberId: version >= 4 && request.groupInstanceId === null,
       clientId: context.header.clientId ?? '',
       // Already "/127.0.0.1", Kafka's InetAddress.toString().
       clientHost: context.connection.clientAddress,
@@ -116,36 +120,41 @@ export function createJoinGroupHandler(ctx: HandlerContext): ApiHandler<JoinGrou
       throttleTimeMs: 0,
       errorCode: r.errorCode,
       generationId: r.generationId,
-      protocolName: r.protocolName,
+      // v7 sends null for both in error answers (Kafka's JoinGroupResult without a protocol); older versions "".
+      protocolType: r.protocolType,
+      protocolName: version >= 7 && r.protocolType === null ? null : r.protocolName,
       leader: r.leaderId,
       memberId: r.memberId,
-      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })),
+      members: r.members,
     };
   };
 }
 
 export function createHeartbeatHandler(ctx: HandlerContext): ApiHandler<HeartbeatRequest, HeartbeatResponse> {
-  return (request) => ({ throttleTimeMs: 0, errorCode: ctx.groupCoordinator.heartbeat(request.groupId, request.generationId, request.memberId) });
+  return (request) => ({ throttleTimeMs: 0, errorCode: ctx.groupCoordinator.heartbeat(request.groupId, request.generationId, request.memberId, request.groupInstanceId) });
 }
 
 export function createLeaveGroupHandler(ctx: HandlerContext): ApiHandler<LeaveGroupRequest, LeaveGroupResponse> {
   return (request, context) => {
     // v3 (KIP-345) leaves a batch of members; earlier versions name one.
     const v3 = context.header.apiVersion >= 3;
-    const memberIds = v3 ? request.members.map((m) => m.memberId) : [request.memberId];
-    const r = ctx.groupCoordinator.leaveGroup(request.groupId, memberIds);
+    const leaving = v3 ? request.members : [{ memberId: request.memberId, groupInstanceId: null }];
+    const r = ctx.groupCoordinator.leaveGroup(request.groupId, leaving);
     return {
       throttleTimeMs: 0,
       errorCode: v3 && r.members.length > 0 ? ErrorCode.NONE.code : r.errorCode,
-      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, errorCode: m.errorCode })),
+      members: r.members,
     };
   };
 }
 
 export function createSyncGroupHandler(ctx: HandlerContext): ApiHandler<SyncGroupRequest, SyncGroupResponse> {
   return async (request) => {
-    const r = await ctx.groupCoordinator.syncGroup(request.groupId, request.generationId, request.memberId, request.assignments);
-    return { throttleTimeMs: 0, errorCode: r.errorCode, assignment: r.assignment };
+    const r = await ctx.groupCoordinator.syncGroup(request.groupId, request.generationId, request.memberId, request.assignments, request.groupInstanceId, {
+      protocolType: request.protocolType,
+      protocolName: request.protocolName,
+    });
+    return { throttleTimeMs: 0, errorCode: r.errorCode, protocolType: r.protocolType ?? null, protocolName: r.protocolName ?? null, assignment: r.assignment };
   };
 }
 

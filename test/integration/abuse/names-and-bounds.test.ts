@@ -197,7 +197,7 @@ describe('names and bounds on a 3-broker cluster', () => {
       const offsets = [{ name: 'base', partitions: [{ partitionIndex: 0, committedOffset: 99, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }];
       const join = await other.send(JoinGroupApi, { groupId, sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }] }, { version: 2 });
       expect(join.errorCode).toBe(code('INVALID_GROUP_ID'));
-      expect((await other.send(SyncGroupApi, { groupId, generationId: 1, memberId: 'm', groupInstanceId: null, assignments: [] }, { version: 1 })).errorCode).toBe(code('INVALID_GROUP_ID'));
+      expect((await other.send(SyncGroupApi, { groupId, generationId: 1, memberId: 'm', groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] }, { version: 1 })).errorCode).toBe(code('INVALID_GROUP_ID'));
       expect((await other.send(HeartbeatApi, { groupId, generationId: 1, memberId: 'm', groupInstanceId: null }, { version: 1 })).errorCode).toBe(code('INVALID_GROUP_ID'));
       expect((await other.send(LeaveGroupApi, { groupId, memberId: 'm', members: [] }, { version: 1 })).errorCode).toBe(code('INVALID_GROUP_ID'));
       for (const version of [0, 2, 7]) {
