@@ -28,7 +28,11 @@ const program = createCli('kafka-consumer-groups', 'List all consumer groups, de
   .option('--to-offset <offset>', 'Reset offsets to this offset (clamped to the log).')
   .option('--shift-by <n>', 'Shift the current offsets by n (positive or negative).')
   .option('--dry-run', 'Only show the result of the reset (the default).')
-  .option('--execute', 'Execute the reset.');
+  .option('--execute', 'Execute the reset.')
+  .option('--members', 'Describe members of the group. This option may be used with \'--describe\' and \'--bootstrap-server\' options only.')
+  .option('--offsets', 'Describe the group and list all topic partitions in the group along with their offset lag. This is the default sub-action of and may be used with \'--describe\' and \'--bootstrap-server\' options only.')
+  .option('--state [states]', 'When specified with \'--describe\', includes the state of the group. When specified with \'--list\', it displays the state of all groups. It can also be used to list groups with specific states (e.g. --state Stable,Empty).')
+  .option('--verbose', 'Provide additional information, if any, when describing the group. This option may be used with \'--offsets\'/\'--members\'/\'--state\' and \'--bootstrap-server\' options only.');
 
 void runCli(program, async (p) => {
   const o = p.opts<ConsumerGroupsOptions>();

@@ -138,6 +138,9 @@ export class GroupConsumer {
           generationId: this.generationId,
           memberId: this.memberId,
           groupInstanceId: null,
+          // SyncGroup v5: the coordinator checks these against the generation it answered.
+          protocolType: joined.protocolType,
+          protocolName: joined.protocolName,
           assignments,
         });
         if (synced.errorCode !== ErrorCode.NONE.code) {

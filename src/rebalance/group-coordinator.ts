@@ -33,6 +33,10 @@ export interface GroupCoordinatorDeps {
 export interface JoinGroupParams {
   groupId: string;
   memberId: string;
+  /** group.instance.id (JoinGroup v5+): a static member (KIP-345). */
+  groupInstanceId?: string | null;
+  /** JoinGroup v4+ from a dynamic member: a first join gets MEMBER_ID_REQUIRED with its id (KIP-394). */
+  requireKnownMemberId?: boolean;
   clientId: string;
   clientHost: string;
   rebalanceTimeoutMs: number;
@@ -51,13 +55,19 @@ export interface DescribedGroupInfo {
   state: GroupState;
   protocolType: string;
   protocolName: string;
-  members: { memberId: string; clientId: string; clientHost: string; metadata: Buffer; assignment: Buffer }[];
+  members: { memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string; metadata: Buffer; assignment: Buffer }[];
+}
+
+export interface ListedGroupInfo {
+  groupId: string;
+  protocolType: string;
+  state: GroupState;
 }
 
 const EMPTY = Buffer.alloc(0);
 
 function joinError(memberId: string, name: ErrorName): JoinResult {
-  return { errorCode: ErrorCode[name].code, generationId: -1, protocolName: '', leaderId: '', memberId, members: [] };
+  return { errorCode: ErrorCode[name].code, generationId: -1, protocolType: null, protocolName: '', leaderId: '', memberId, members: [] };
 }
 
 /**
@@ -131,6 +141,8 @@ export class GroupCoordinator {
   private unload(group: GroupMetadata, error: ErrorName): void {
     group.joinTimer?.cancel();
     group.joinTimer = null;
+    for (const t of group.pendingMembers.values()) t.cancel();
+    group.pendingMembers.clear();
     for (const m of group.members.values()) {
       m.heartbeatTimer?.cancel();
       this.answerParked(m, error);
@@ -162,7 +174,8 @@ export class GroupCoordinator {
 
   // ---- JoinGroup -------------------------------------------------------------------------------------------
 
-  joinGroup(p: JoinGroupParams): Promise<JoinResult> {
+  joinGroup(params: JoinGroupParams): Promise<JoinResult> {
+    const p: Required<JoinGroupParams> = { ...params, groupInstanceId: params.groupInstanceId ?? null, requireKnownMemberId: params.requireKnownMemberId ?? false };
     const error = this.checkCoordinator(p.groupId);
     if (error !== null) return Promise.resolve(joinError(p.memberId, error));
     const { minSessionTimeoutMs, maxSessionTimeoutMs } = this.deps.config;
@@ -178,13 +191,105 @@ export class GroupCoordinator {
     }
     if (group.is('Dead')) return Promise.resolve(joinError(p.memberId, 'COORDINATOR_NOT_AVAILABLE'));
     if (!group.supportsProtocols(p.protocolType, p.protocols)) return Promise.resolve(joinError(p.memberId, 'INCONSISTENT_GROUP_PROTOCOL'));
-    return p.memberId === '' ? this.joinNewMember(group, p) : this.joinExistingMember(group, p);
+    if (p.memberId === '') return this.joinUnknownMember(group, p);
+    const pending = group.pendingMembers.get(p.memberId);
+    if (pending !== undefined) {
+      // The rejoin with the id MEMBER_ID_REQUIRED gave (Kafka's doCurrentMemberJoinGroup for a pending member).
+      pending.cancel();
+      group.pendingMembers.delete(p.memberId);
+      return this.joinNewMember(group, p, p.memberId);
+    }
+    const invalid = this.validateCurrentMember(group, p.memberId, p.groupInstanceId, 'join-group');
+    if (invalid !== null) return Promise.resolve(joinError(p.memberId, invalid));
+    return this.joinExistingMember(group, p);
   }
 
-  private joinNewMember(group: GroupMetadata, p: JoinGroupParams): Promise<JoinResult> {
-    if (group.members.size >= this.deps.config.maxGroupSize) return Promise.resolve(joinError('', 'GROUP_MAX_SIZE_REACHED'));
+  /**
+   * A join without a member id (Kafka's doUnknownJoinGroup): a static member whose instance id is known takes over
+   * its old member; a dynamic member on JoinGroup v4+ first gets MEMBER_ID_REQUIRED with the id it must rejoin with.
+   */
+  private joinUnknownMember(group: GroupMetadata, p: Required<JoinGroupParams>): Promise<JoinResult> {
     const memberId = `${p.clientId}-${randomUUID()}`;
+    if (p.groupInstanceId !== null) {
+      const oldMemberId = group.staticMembers.get(p.groupInstanceId);
+      if (oldMemberId !== undefined) return this.updateStaticMember(group, p.groupInstanceId, oldMemberId, memberId, p);
+      return this.joinNewMember(group, p, memberId);
+    }
+    if (p.requireKnownMemberId) {
+      if (group.members.size + group.pendingMembers.size >= this.deps.config.maxGroupSize) return Promise.resolve(joinError('', 'GROUP_MAX_SIZE_REACHED'));
+      // Kafka's addPendingMemberExpiration: an id never used within the session timeout is forgotten.
+      group.pendingMembers.set(
+        memberId,
+        this.clock.setTimer(() => {
+          group.pendingMembers.delete(memberId);
+        }, p.sessionTimeoutMs),
+      );
+      log.info(`Dynamic member with unknown member id joins group ${group.groupId} in ${group.state} state. Created a new member id ${memberId} and request the member to rejoin with this id.`);
+      return Promise.resolve(joinError(memberId, 'MEMBER_ID_REQUIRED'));
+    }
+    return this.joinNewMember(group, p, memberId);
+  }
+
+  /**
+   * A static member rejoining with a new member id (a restart): it replaces its old member, which is fenced
+   * (FENCED_INSTANCE_ID on anything it had parked). In a Stable group whose protocol would not change it gets the
+   * current generation and its old assignment without a rebalance, and the old leader id, so that it does not
+   * assign as a leader (Kafka's updateStaticMemberAndRebalance).
+   */
+  private updateStaticMember(group: GroupMetadata, instanceId: string, oldMemberId: string, newMemberId: string, p: Required<JoinGroupParams>): Promise<JoinResult> {
+    const currentLeader = group.leaderId ?? '';
+    const old = group.members.get(oldMemberId)!;
+    const join = old.awaitingJoin;
+    const sync = old.awaitingSync;
+    old.awaitingJoin = null;
+    old.awaitingSync = null;
+    join?.(joinError(oldMemberId, 'FENCED_INSTANCE_ID'));
+    sync?.({ errorCode: ErrorCode.FENCED_INSTANCE_ID.code, assignment: EMPTY });
+    const member = group.replaceStaticMember(instanceId, oldMemberId, newMemberId);
+    log.info(`Static member ${oldMemberId} of group ${group.groupId} with instance id ${instanceId} is replaced by ${newMemberId}`);
+    this.scheduleHeartbeat(group, member);
+    const result = this.updateMember(member, p);
+    switch (group.state) {
+      case 'Stable':
+        if (group.protocolName === group.selectProtocol()) {
+          log.info(`Static member which joins during Stable stage and doesn't affect selectProtocol will not trigger rebalance.`);
+          const answer = member.awaitingJoin;
+          member.awaitingJoin = null;
+          answer?.({ ...this.joinResultFor(group, member), leaderId: currentLeader, members: [] });
+        } else {
+          this.maybePrepareRebalance(group, `Group's selectedProtocol will change because static member ${newMemberId} with instance id ${instanceId} joined with change of protocol`);
+        }
+        break;
+      case 'CompletingRebalance':
+        // The leader may already have assigned to the old member id: only a new generation is consistent.
+        this.prepareRebalance(group, `Updating metadata for static member ${newMemberId} with instance id ${instanceId}`);
+        break;
+      default:
+        this.tryCompleteJoin(group);
+    }
+    return result;
+  }
+
+  /**
+   * Kafka's validateCurrentMember: an instance id must be known and map to this member id (else UNKNOWN_MEMBER_ID
+   * or FENCED_INSTANCE_ID), and the member id must be in the group.
+   */
+  private validateCurrentMember(group: GroupMetadata, memberId: string, groupInstanceId: string | null, operation: string): ErrorName | null {
+    if (groupInstanceId !== null) {
+      const current = group.staticMembers.get(groupInstanceId);
+      if (current === undefined) return 'UNKNOWN_MEMBER_ID';
+      if (current !== memberId) {
+        log.info(`Request memberId=${memberId} for static member with groupInstanceId=${groupInstanceId} is fenced by current memberId=${current} during operation ${operation}`);
+        return 'FENCED_INSTANCE_ID';
+      }
+    }
+    return group.members.has(memberId) ? null : 'UNKNOWN_MEMBER_ID';
+  }
+
+  private joinNewMember(group: GroupMetadata, p: Required<JoinGroupParams>, memberId: string): Promise<JoinResult> {
+    if (group.members.size >= this.deps.config.maxGroupSize) return Promise.resolve(joinError('', 'GROUP_MAX_SIZE_REACHED'));
     const member = new MemberMetadata(memberId, p.clientId, p.clientHost, p.rebalanceTimeoutMs, p.sessionTimeoutMs, p.protocolType, p.protocols);
+    member.groupInstanceId = p.groupInstanceId;
     member.isNew = true;
     const result = this.park(member);
     group.add(member);
@@ -195,7 +300,7 @@ export class GroupCoordinator {
     return result;
   }
 
-  private joinExistingMember(group: GroupMetadata, p: JoinGroupParams): Promise<JoinResult> {
+  private joinExistingMember(group: GroupMetadata, p: Required<JoinGroupParams>): Promise<JoinResult> {
     const member = group.members.get(p.memberId);
     if (member === undefined || group.is('Empty')) return Promise.resolve(joinError(p.memberId, 'UNKNOWN_MEMBER_ID'));
     switch (group.state) {
@@ -220,14 +325,14 @@ export class GroupCoordinator {
     }
   }
 
-  private updateAndRebalance(group: GroupMetadata, member: MemberMetadata, p: JoinGroupParams, reason: string): Promise<JoinResult> {
+  private updateAndRebalance(group: GroupMetadata, member: MemberMetadata, p: Required<JoinGroupParams>, reason: string): Promise<JoinResult> {
     const result = this.updateMember(member, p);
     this.maybePrepareRebalance(group, reason);
     this.tryCompleteJoin(group);
     return result;
   }
 
-  private updateMember(member: MemberMetadata, p: JoinGroupParams): Promise<JoinResult> {
+  private updateMember(member: MemberMetadata, p: Required<JoinGroupParams>): Promise<JoinResult> {
     member.protocols = p.protocols;
     member.rebalanceTimeoutMs = p.rebalanceTimeoutMs;
     member.sessionTimeoutMs = p.sessionTimeoutMs;
@@ -250,10 +355,11 @@ export class GroupCoordinator {
     return {
       errorCode: ErrorCode.NONE.code,
       generationId: group.generationId,
+      protocolType: group.protocolType,
       protocolName: protocol,
       leaderId: group.leaderId ?? '',
       memberId: member.memberId,
-      members: isLeader ? [...group.members.values()].map((m) => ({ memberId: m.memberId, metadata: m.metadataFor(protocol) })) : [],
+      members: isLeader ? [...group.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadataFor(protocol) })) : [],
     };
   }
 
@@ -340,14 +446,38 @@ export class GroupCoordinator {
 
   // ---- SyncGroup, Heartbeat, LeaveGroup ------------------------------------------------------------------------
 
-  syncGroup(groupId: string, generationId: number, memberId: string, assignments: { memberId: string; assignment: Buffer }[]): Promise<SyncResult> {
+  /**
+   * SyncGroup. `protocol` (v5) must match the group's protocol type and name when given
+   * (INCONSISTENT_GROUP_PROTOCOL); successful answers carry both.
+   */
+  syncGroup(
+    groupId: string,
+    generationId: number,
+    memberId: string,
+    assignments: { memberId: string; assignment: Buffer }[],
+    groupInstanceId: string | null = null,
+    protocol: { protocolType: string | null; protocolName: string | null } = { protocolType: null, protocolName: null },
+  ): Promise<SyncResult> {
     const fail = (name: ErrorName): Promise<SyncResult> => Promise.resolve({ errorCode: ErrorCode[name].code, assignment: EMPTY });
     const error = this.checkCoordinator(groupId);
     if (error !== null) return fail(error);
     const group = this.groups.get(groupId);
-    const member = group?.members.get(memberId);
-    if (group === undefined || member === undefined) return fail('UNKNOWN_MEMBER_ID');
+    if (group === undefined) return fail('UNKNOWN_MEMBER_ID');
+    const invalid = this.validateCurrentMember(group, memberId, groupInstanceId, 'sync-group');
+    if (invalid !== null) return fail(invalid);
+    const member = group.members.get(memberId)!;
     if (generationId !== group.generationId) return fail('ILLEGAL_GENERATION');
+    if (protocol.protocolType !== null && protocol.protocolType !== group.protocolType) return fail('INCONSISTENT_GROUP_PROTOCOL');
+    if (protocol.protocolName !== null && protocol.protocolName !== group.protocolName) return fail('INCONSISTENT_GROUP_PROTOCOL');
+    return this.doSyncGroup(group, generationId, member, assignments).then((r) =>
+      r.errorCode === ErrorCode.NONE.code ? { ...r, protocolType: group.protocolType, protocolName: group.protocolName } : r,
+    );
+  }
+
+  private doSyncGroup(group: GroupMetadata, generationId: number, member: MemberMetadata, assignments: { memberId: string; assignment: Buffer }[]): Promise<SyncResult> {
+    const fail = (name: ErrorName): Promise<SyncResult> => Promise.resolve({ errorCode: ErrorCode[name].code, assignment: EMPTY });
+    const { groupId } = group;
+    const memberId = member.memberId;
     switch (group.state) {
       case 'PreparingRebalance':
         return fail('REBALANCE_IN_PROGRESS');
@@ -378,32 +508,57 @@ export class GroupCoordinator {
     }
   }
 
-  heartbeat(groupId: string, generationId: number, memberId: string): number {
+  heartbeat(groupId: string, generationId: number, memberId: string, groupInstanceId: string | null = null): number {
     const error = this.checkCoordinator(groupId);
     if (error !== null) return ErrorCode[error].code;
     const group = this.groups.get(groupId);
-    const member = group?.members.get(memberId);
-    if (group === undefined || member === undefined || group.is('Empty') || group.is('Dead')) return ErrorCode.UNKNOWN_MEMBER_ID.code;
+    if (group === undefined || group.is('Empty') || group.is('Dead')) return ErrorCode.UNKNOWN_MEMBER_ID.code;
+    const invalid = this.validateCurrentMember(group, memberId, groupInstanceId, 'heartbeat');
+    if (invalid !== null) return ErrorCode[invalid].code;
+    const member = group.members.get(memberId)!;
     if (generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION.code;
     this.scheduleHeartbeat(group, member);
     // PreparingRebalance: this answer is how members learn that they must rejoin.
     return group.is('PreparingRebalance') ? ErrorCode.REBALANCE_IN_PROGRESS.code : 0;
   }
 
-  /** Removes members; each gets its own error code (top level for LeaveGroup v0-2). */
-  leaveGroup(groupId: string, memberIds: string[]): { errorCode: number; members: { memberId: string; errorCode: number }[] } {
+  /**
+   * Removes members (LeaveGroup v3+ names a batch, each by member id and/or instance id: an empty member id with
+   * an instance id removes whichever member holds it); each gets its own error code (top level for v0-2).
+   */
+  leaveGroup(
+    groupId: string,
+    leaving: { memberId: string; groupInstanceId: string | null }[],
+  ): { errorCode: number; members: { memberId: string; groupInstanceId: string | null; errorCode: number }[] } {
     const error = this.checkCoordinator(groupId);
     if (error !== null) return { errorCode: ErrorCode[error].code, members: [] };
     const group = this.groups.get(groupId);
-    if (group === undefined) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID.code, members: memberIds.map((memberId) => ({ memberId, errorCode: ErrorCode.UNKNOWN_MEMBER_ID.code })) };
-    const members = memberIds.map((memberId) => {
-      const member = group.members.get(memberId);
-      if (member === undefined) return { memberId, errorCode: ErrorCode.UNKNOWN_MEMBER_ID.code };
+    const answer = (l: (typeof leaving)[number], name: ErrorName): { memberId: string; groupInstanceId: string | null; errorCode: number } => ({ ...l, errorCode: ErrorCode[name].code });
+    if (group === undefined) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID.code, members: leaving.map((l) => answer(l, 'UNKNOWN_MEMBER_ID')) };
+    const remove = (memberId: string): void => {
       log.info(`Member ${memberId} in group ${groupId} has left, removing it from the group`);
-      this.removeMemberAndUpdateGroup(group, member);
-      return { memberId, errorCode: ErrorCode.NONE.code };
+      this.removeMemberAndUpdateGroup(group, group.members.get(memberId)!);
+    };
+    const members = leaving.map((l) => {
+      if (l.memberId === '') {
+        const current = l.groupInstanceId === null ? undefined : group.staticMembers.get(l.groupInstanceId);
+        if (current === undefined) return answer(l, 'UNKNOWN_MEMBER_ID');
+        remove(current);
+        return answer(l, 'NONE');
+      }
+      const pending = group.pendingMembers.get(l.memberId);
+      if (pending !== undefined) {
+        pending.cancel();
+        group.pendingMembers.delete(l.memberId);
+        log.info(`Pending member with memberId=${l.memberId} has left group ${groupId} through explicit \`LeaveGroup\` request`);
+        return answer(l, 'NONE');
+      }
+      const invalid = this.validateCurrentMember(group, l.memberId, l.groupInstanceId, 'leave-group');
+      if (invalid !== null) return answer(l, invalid);
+      remove(l.memberId);
+      return answer(l, 'NONE');
     });
-    return { errorCode: memberIds.length === 1 ? members[0]!.errorCode : ErrorCode.NONE.code, members };
+    return { errorCode: leaving.length === 1 ? members[0]!.errorCode : ErrorCode.NONE.code, members };
   }
 
   private removeMemberAndUpdateGroup(group: GroupMetadata, member: MemberMetadata): void {
@@ -437,7 +592,7 @@ export class GroupCoordinator {
    * OffsetCommit v1+. A commit outside group management (generationId < 0) is accepted while the group has no
    * members; otherwise the member and generation must match and the group must not be awaiting its assignment.
    */
-  async commitOffsets(groupId: string, generationId: number, memberId: string, offsets: CommitPartition[]): Promise<number[]> {
+  async commitOffsets(groupId: string, generationId: number, memberId: string, offsets: CommitPartition[], groupInstanceId: string | null = null): Promise<number[]> {
     const all = (name: ErrorName): number[] => offsets.map(() => ErrorCode[name].code);
     const error = this.checkCoordinator(groupId);
     if (error !== null) return all(error);
@@ -448,8 +603,9 @@ export class GroupCoordinator {
       return all('COORDINATOR_NOT_AVAILABLE');
     } else if (!(generationId < 0 && group.is('Empty'))) {
       if (group.is('CompletingRebalance')) return all('REBALANCE_IN_PROGRESS');
-      const member = group.members.get(memberId);
-      if (member === undefined) return all('UNKNOWN_MEMBER_ID');
+      const invalid = this.validateCurrentMember(group, memberId, groupInstanceId, 'offset-commit');
+      if (invalid !== null) return all(invalid);
+      const member = group.members.get(memberId)!;
       if (generationId !== group.generationId) return all('ILLEGAL_GENERATION');
       this.scheduleHeartbeat(group, member);
     }
@@ -508,19 +664,24 @@ export class GroupCoordinator {
 
   /**
    * The groups this broker coordinates: those in memory, plus groups that only have offsets in ZooKeeper
-   * (protocol type "", as Kafka lists offset-only groups).
+   * (protocol type "", state Empty, as Kafka lists offset-only groups). A non-empty `states` keeps only the groups
+   * in one of those states (ListGroups v4, KIP-518; names compared exactly, as Kafka's GroupMetadata.isInStates).
    */
-  async listGroups(): Promise<{ groupId: string; protocolType: string; state: GroupState }[]> {
-    const result = new Map<string, { groupId: string; protocolType: string; state: GroupState }>();
+  async listGroups(states: readonly string[] = []): Promise<ListedGroupInfo[]> {
+    const result = new Map<string, ListedGroupInfo>();
     for (const g of this.groups.values()) {
       if (this.isCoordinatorFor(g.groupId) && !g.is('Dead')) result.set(g.groupId, { groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state });
     }
-    const stored = (await this.deps.offsetStore.allGroups()).filter((g) => !result.has(g) && this.isCoordinatorFor(g));
-    const withOffsets = await mapBounded(stored, (g) => this.deps.offsetStore.hasOffsets(g));
-    stored.forEach((g, i) => {
-      if (withOffsets[i]) result.set(g, { groupId: g, protocolType: '', state: 'Empty' });
-    });
-    return [...result.values()];
+    // Offset-only groups are Empty: only read ZooKeeper when Empty is wanted.
+    if (states.length === 0 || states.includes('Empty')) {
+      const stored = (await this.deps.offsetStore.allGroups()).filter((g) => !result.has(g) && this.isCoordinatorFor(g));
+      const withOffsets = await mapBounded(stored, (g) => this.deps.offsetStore.hasOffsets(g));
+      stored.forEach((g, i) => {
+        if (withOffsets[i]) result.set(g, { groupId: g, protocolType: '', state: 'Empty' });
+      });
+    }
+    const all = [...result.values()];
+    return states.length === 0 ? all : all.filter((g) => states.includes(g.state));
   }
 
   async describeGroup(groupId: string): Promise<DescribedGroupInfo> {
@@ -540,6 +701,7 @@ export class GroupCoordinator {
       protocolName: stable ? protocol : '',
       members: [...group.members.values()].map((m) => ({
         memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
         clientId: m.clientId,
         clientHost: m.clientHost,
         metadata: stable ? m.metadataFor(protocol) : EMPTY,

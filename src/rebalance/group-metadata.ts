@@ -14,6 +14,10 @@ import { MemberMetadata, MemberProtocol } from './member-metadata';
 export class GroupMetadata {
   private stateValue: GroupState = 'Empty';
   readonly members = new Map<string, MemberMetadata>();
+  /** group.instance.id -> member id of the static members (KIP-345). */
+  readonly staticMembers = new Map<string, string>();
+  /** Member ids handed out with MEMBER_ID_REQUIRED (KIP-394), until they rejoin or their session timeout passes. */
+  readonly pendingMembers = new Map<string, TimerHandle>();
   generationId = 0;
   protocolType: string | null = null;
   protocolName: string | null = null;
@@ -56,11 +60,29 @@ export class GroupMetadata {
     if (this.members.size === 0) this.protocolType = member.protocolType;
     if (this.leaderId === null) this.leaderId = member.memberId;
     this.members.set(member.memberId, member);
+    if (member.groupInstanceId !== null) this.staticMembers.set(member.groupInstanceId, member.memberId);
   }
 
   remove(memberId: string): void {
+    const member = this.members.get(memberId);
+    if (member?.groupInstanceId != null && this.staticMembers.get(member.groupInstanceId) === memberId) this.staticMembers.delete(member.groupInstanceId);
     this.members.delete(memberId);
     if (this.leaderId === memberId) this.leaderId = this.members.keys().next().value ?? null;
+  }
+
+  /**
+   * A static member rejoining under a new member id takes over its old member (assignment included); parked
+   * answers of the old one are answered by the caller first. The leader stays the leader under the new id.
+   */
+  replaceStaticMember(groupInstanceId: string, oldMemberId: string, newMemberId: string): MemberMetadata {
+    const member = this.members.get(oldMemberId);
+    if (member === undefined) throw new Error(`Cannot replace non-existing member id ${oldMemberId}`);
+    this.members.delete(oldMemberId);
+    member.memberId = newMemberId;
+    this.members.set(newMemberId, member);
+    if (this.leaderId === oldMemberId) this.leaderId = newMemberId;
+    this.staticMembers.set(groupInstanceId, newMemberId);
+    return member;
   }
 
   /** A newcomer must use the group's protocol type and share at least one protocol with every member. */

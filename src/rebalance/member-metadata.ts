@@ -8,16 +8,21 @@ export interface MemberProtocol {
 export interface JoinResult {
   errorCode: number;
   generationId: number;
+  /** The group's protocol type; null in error answers (JoinGroup v7 sends it, null there too). */
+  protocolType: string | null;
   protocolName: string;
   leaderId: string;
   memberId: string;
   /** Filled for the leader only: every member with its metadata for the chosen protocol. */
-  members: { memberId: string; metadata: Buffer }[];
+  members: { memberId: string; groupInstanceId: string | null; metadata: Buffer }[];
 }
 
 export interface SyncResult {
   errorCode: number;
   assignment: Buffer;
+  /** The group's protocol type and name on success (SyncGroup v5), absent in error answers. */
+  protocolType?: string | null;
+  protocolName?: string | null;
 }
 
 /**
@@ -29,6 +34,8 @@ export class MemberMetadata {
   assignment: Buffer = Buffer.alloc(0);
   awaitingJoin: ((result: JoinResult) => void) | null = null;
   awaitingSync: ((result: SyncResult) => void) | null = null;
+  /** The static member's group.instance.id (KIP-345), null for a dynamic member. */
+  groupInstanceId: string | null = null;
   /** Joined during the current rebalance (not yet part of any generation). */
   isNew = false;
   heartbeatTimer: TimerHandle | null = null;
@@ -36,7 +43,8 @@ export class MemberMetadata {
   latestHeartbeatMs = 0;
 
   constructor(
-    readonly memberId: string,
+    /** Replaced when a static member rejoins with a new member id (Kafka's replaceStaticMember). */
+    public memberId: string,
     readonly clientId: string,
     readonly clientHost: string,
     public rebalanceTimeoutMs: number,

@@ -25,6 +25,23 @@ export interface ConsumerGroupsOptions {
   shiftBy?: string;
   dryRun?: boolean;
   execute?: boolean;
+  /** `--state` without a value is `true`; with --list it may carry a comma list of states. */
+  state?: boolean | string;
+  members?: boolean;
+  offsets?: boolean;
+  verbose?: boolean;
+}
+
+/** Kafka 2.8's ConsumerGroupState names (without Unknown), in its enum order; parsed exactly (case matters). */
+const CONSUMER_GROUP_STATES = ['PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty'] as const;
+
+/** Kafka's consumerGroupStatesFromString: a comma list of state names, each trimmed. */
+export function consumerGroupStatesFromString(input: string): string[] {
+  const parsed = [...new Set(input.split(',').map((x) => x.trim()))];
+  if (parsed.some((x) => !(CONSUMER_GROUP_STATES as readonly string[]).includes(x))) {
+    throw new CliError(`Invalid state list '${input}'. Valid states are: ${CONSUMER_GROUP_STATES.join(', ')}`);
+  }
+  return parsed;
 }
 
 /** The one-action and connection rules of Kafka's ConsumerGroupCommandOptions.checkArgs. */
@@ -35,6 +52,17 @@ export function checkConsumerGroupsArgs(o: ConsumerGroupsOptions): void {
   // ConsumerGroupCommandOptions.checkArgs, with joptsimple's rendering of the options.
   if (o.deleteOffsets && (o.group === undefined || o.topic.length === 0)) throw new CliError('Option [delete-offsets] takes the following options: [group], [topic]');
   if ((o.describe || o.delete || o.resetOffsets) && o.group === undefined) throw new CliError('Option --group is required with --describe, --delete and --reset-offsets.');
+  // The describe sub-actions and --state (Kafka's checkArgs; its option specs render as [name]).
+  for (const [name, used] of [['members', o.members], ['offsets', o.offsets], ['verbose', o.verbose], ['state', o.state !== undefined]] as const) {
+    if (!used) continue;
+    if (o.zookeeper !== undefined) throw new CliError(`Option "[${name}]" can't be used with option "[zookeeper]"`);
+    const allowed = name === 'state' ? o.describe || o.list : o.describe;
+    if (!allowed) throw new CliError(`Option "[${name}]" can't be used with option "[${o.list ? 'list' : o.delete ? 'delete' : 'reset-offsets'}]"`);
+  }
+  if (o.describe) {
+    if ([o.members, o.offsets, o.state !== undefined].filter(Boolean).length > 1) throw new CliError('Option [describe] takes at most one of these options: [members], [offsets], [state]');
+    if (typeof o.state === 'string') throw new CliError('Option [describe] does not take a value for [state]');
+  }
   if (o.resetOffsets) {
     const scenarios = [o.toEarliest, o.toLatest, o.toCurrent, o.toOffset !== undefined, o.shiftBy !== undefined].filter(Boolean).length;
     if (scenarios !== 1) throw new CliError('Option --reset-offsets needs exactly one of --to-earliest, --to-latest, --to-current, --to-offset, --shift-by.');
@@ -72,6 +100,7 @@ export class ConsumerGroupCommand {
 
   async run(o: ConsumerGroupsOptions): Promise<number> {
     if (o.list) {
+      if (o.state !== undefined) return this.listWithState(typeof o.state === 'string' ? consumerGroupStatesFromString(o.state) : []);
       for (const g of await this.service.listGroups()) this.out(g);
       return 0;
     }
@@ -89,11 +118,74 @@ export class ConsumerGroupCommand {
     return new CliError(o.zookeeper !== undefined ? `Error: The consumer group '${group}' does not exist.` : `Error: Consumer group '${group}' does not exist.`);
   }
 
-  private async describe(group: string, o: ConsumerGroupsOptions): Promise<number> {
-    const d = await this.service.describeGroup(group);
+  /** Kafka's printGroupStates: `GROUP STATE`, the group column at least 15 wide. */
+  private async listWithState(states: string[]): Promise<number> {
+    const listed = await this.service.listGroupsWithState!(states);
+    const gw = Math.max(15, ...listed.map((g) => g.groupId.length));
+    this.out(`${pad('GROUP', gw)} STATE`);
+    for (const g of listed) this.out(`${pad(g.groupId, gw)} ${g.state}`);
+    return 0;
+  }
+
+  /** Kafka's shouldPrintMemberState: the notes on stderr; a missing group is an error. */
+  private noteState(group: string, d: GroupDescription, o: ConsumerGroupsOptions): void {
     if (d.state === 'Dead') throw this.missing(group, o);
     if (d.state === 'Empty') this.err(`\nConsumer group '${group}' has no active members.`);
     if (d.state === 'PreparingRebalance' || d.state === 'CompletingRebalance') this.err(`\nWarning: Consumer group '${group}' is rebalancing.`);
+  }
+
+  /**
+   * Kafka's printStates. Its first column is as wide as the coordinator's (at least 25) and the coordinator's is
+   * 25: Kafka's format string, reproduced as it prints.
+   */
+  private printState(group: string, d: GroupDescription): void {
+    const c = d.coordinator!;
+    const coordinator = `${c.host}:${c.port} (${c.id})`;
+    const cw = Math.max(25, coordinator.length);
+    const line = (g: string, co: string, strategy: string, state: string, members: string): string => `${pad(g, cw)} ${pad(co, 25)} ${pad(strategy, 20)} ${pad(state, 15)} ${members}`;
+    this.out('');
+    this.out(line('GROUP', 'COORDINATOR (ID)', 'ASSIGNMENT-STRATEGY', 'STATE', '#MEMBERS'));
+    this.out(line(group, coordinator, d.assignmentStrategy ?? '', d.state, String(d.members?.length ?? 0)));
+  }
+
+  /**
+   * Kafka's printMembers: GROUP-INSTANCE-ID only when some member has one, trailing blanks as Kafka's format
+   * leaves them, and with --verbose each member's partitions as `topic(0,1)`, topics sorted.
+   */
+  private printMembers(group: string, d: GroupDescription, verbose: boolean): void {
+    const members = d.members ?? [];
+    if (members.length === 0) return;
+    const width = (min: number, pick: (m: (typeof members)[number]) => string): number => Math.max(min, ...members.map((m) => pick(m).length));
+    const gw = Math.max(15, group.length);
+    const [cw, iw, hw, kw] = [width(15, (m) => m.consumerId), width(17, (m) => m.groupInstanceId), width(15, (m) => m.host), width(15, (m) => m.clientId)];
+    const withInstance = members.some((m) => m.groupInstanceId.length > 0);
+    const row = (g: string, c: string, i: string, h: string, k: string, n: string): string =>
+      withInstance ? `${pad(g, gw)} ${pad(c, cw)} ${pad(i, iw)} ${pad(h, hw)} ${pad(k, kw)} ${pad(n, 15)} ` : `${pad(g, gw)} ${pad(c, cw)} ${pad(h, hw)} ${pad(k, kw)} ${pad(n, 15)} `;
+    this.out('');
+    this.out(row('GROUP', 'CONSUMER-ID', 'GROUP-INSTANCE-ID', 'HOST', 'CLIENT-ID', '#PARTITIONS') + (verbose ? 'ASSIGNMENT' : ''));
+    for (const m of members) {
+      let assignment = '';
+      if (verbose) {
+        const byTopic = new Map<string, number[]>();
+        for (const tp of m.assignment) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
+        const parts = [...byTopic].map(([t, ps]) => `${t}(${ps.sort((a, b) => a - b).join(',')})`).sort();
+        assignment = parts.length === 0 ? '-' : parts.join(', ');
+      }
+      this.out(row(group, m.consumerId, m.groupInstanceId, m.host, m.clientId, String(m.assignment.length)) + assignment);
+    }
+  }
+
+  private async describe(group: string, o: ConsumerGroupsOptions): Promise<number> {
+    const d = await this.service.describeGroup(group);
+    this.noteState(group, d, o);
+    if (o.state !== undefined) {
+      this.printState(group, d);
+      return 0;
+    }
+    if (o.members) {
+      this.printMembers(group, d, o.verbose === true);
+      return 0;
+    }
     const rows = await this.describeRows(group, d);
     if (rows.length === 0) return 0;
     const width = (pick: (r: string[]) => string): number => Math.max(15, ...rows.map((r) => pick(r).length));

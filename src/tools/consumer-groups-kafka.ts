@@ -46,21 +46,52 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
 
   async listGroups(): Promise<string[]> {
     await this.client.refreshMetadata();
-    const answers = await Promise.all([...this.client.metadata.brokers.keys()].map((id) => this.client.request(id, ListGroupsApi, {})));
+    const answers = await Promise.all([...this.client.metadata.brokers.keys()].map((id) => this.client.request(id, ListGroupsApi, { statesFilter: [] })));
     return [...new Set(answers.flatMap((a) => a.groups.map((g) => g.groupId)))].sort();
   }
 
+  /** ListGroups v4 to every broker with the states filter, as the AdminClient's listConsumerGroups(inStates). */
+  async listGroupsWithState(states: readonly string[]): Promise<{ groupId: string; state: string }[]> {
+    await this.client.refreshMetadata();
+    const ids = [...this.client.metadata.brokers.keys()];
+    const answers = await Promise.all(ids.map((id) => this.client.request(id, ListGroupsApi, { statesFilter: [...states] })));
+    const byGroup = new Map<string, string>();
+    for (const a of answers) {
+      if (a.errorCode !== ErrorCode.NONE.code) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(a.errorCode)}`);
+      for (const g of a.groups) byGroup.set(g.groupId, g.groupState);
+    }
+    return [...byGroup].map(([groupId, state]) => ({ groupId, state })).sort((x, y) => (x.groupId < y.groupId ? -1 : x.groupId > y.groupId ? 1 : 0));
+  }
+
   async describeGroup(group: string): Promise<GroupDescription> {
-    const described = await this.toCoordinator(group, (node) => this.client.request(node, DescribeGroupsApi, { groups: [group] }), (r) => r.groups[0]?.errorCode ?? 0);
+    let coordinatorId = -1;
+    const described = await this.toCoordinator(
+      group,
+      (node) => {
+        coordinatorId = node;
+        return this.client.request(node, DescribeGroupsApi, { groups: [group], includeAuthorizedOperations: false });
+      },
+      (r) => r.groups[0]?.errorCode ?? 0,
+    );
     const g = described.groups[0];
     if (g === undefined || g.errorCode !== ErrorCode.NONE.code) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(g?.errorCode ?? -1)}`);
     const fetched = await this.toCoordinator(group, (node) => this.client.request(node, OffsetFetchApi, { groupId: group, topics: null }), (r) => r.errorCode);
     const committed = fetched.topics.flatMap((t) => t.partitions.filter((p) => p.committedOffset >= 0).map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset })));
-    const description: GroupDescription = { state: g.groupState, owners: [], idleMembers: [], committed };
+    const node = this.client.metadata.broker(coordinatorId);
+    const description: GroupDescription = {
+      state: g.groupState,
+      owners: [],
+      idleMembers: [],
+      committed,
+      coordinator: { id: coordinatorId, host: node?.host ?? '', port: node?.port ?? -1 },
+      assignmentStrategy: g.protocolData,
+      members: [],
+    };
     for (const m of g.members) {
       const who = { consumerId: m.memberId, host: m.clientHost, clientId: m.clientId };
       const assigned = g.protocolType === 'consumer' ? decodeAssignment(m.memberAssignment).partitions : [];
       const tps = assigned.flatMap((t) => t.partitions.map((partition) => ({ topic: t.topic, partition })));
+      description.members!.push({ ...who, groupInstanceId: m.groupInstanceId ?? '', assignment: tps });
       if (tps.length === 0) description.idleMembers.push(who);
       for (const tp of tps) description.owners.push({ ...tp, ...who });
     }

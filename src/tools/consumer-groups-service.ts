@@ -8,9 +8,25 @@ export interface PartitionOwner extends TopicPartition {
   clientId: string;
 }
 
+/** One member as `--describe --members` shows it. */
+export interface MemberSummary {
+  consumerId: string;
+  /** The static member's group.instance.id, "" for a dynamic one (Kafka's groupInstanceId.orElse("")). */
+  groupInstanceId: string;
+  host: string;
+  clientId: string;
+  assignment: TopicPartition[];
+}
+
 export interface GroupDescription {
   /** Kafka's group state: Stable, PreparingRebalance, CompletingRebalance, Empty, or Dead (no such group). */
   state: string;
+  /** The group coordinator (`--bootstrap-server` only). */
+  coordinator?: { id: number; host: string; port: number };
+  /** The chosen protocol (the partition assignor of a consumer group), "" when none. */
+  assignmentStrategy?: string;
+  /** Every member in the coordinator's order (`--bootstrap-server` only). */
+  members?: MemberSummary[];
   owners: PartitionOwner[];
   /** Members holding no partition (shown as a row without topic). */
   idleMembers: { consumerId: string; host: string; clientId: string }[];
@@ -24,6 +40,8 @@ export interface GroupDescription {
  */
 export interface ConsumerGroupService {
   listGroups(): Promise<string[]>;
+  /** Each group with its state, only those in `states` unless it is empty (`--list --state`, ListGroups v4). */
+  listGroupsWithState?(states: readonly string[]): Promise<{ groupId: string; state: string }[]>;
   describeGroup(group: string): Promise<GroupDescription>;
   /** The partition ids of a topic, or [] when it does not exist. */
   partitionsOf(topic: string): Promise<number[]>;

@@ -233,6 +233,7 @@ export class ProtocolTestServer {
           throttleTimeMs: 0,
           errorCode: 0,
           generationId: this.generation,
+          protocolType: req.protocolType,
           protocolName: protocol?.name ?? '',
           leader: memberId,
           memberId,
@@ -241,7 +242,7 @@ export class ProtocolTestServer {
       },
       14: (req) => {
         for (const a of req.assignments) this.assignments.set(a.memberId, Buffer.from(a.assignment));
-        return { throttleTimeMs: 0, errorCode: 0, assignment: this.assignments.get(req.memberId) ?? Buffer.alloc(0) };
+        return { throttleTimeMs: 0, errorCode: 0, protocolType: req.protocolType, protocolName: req.protocolName, assignment: this.assignments.get(req.memberId) ?? Buffer.alloc(0) };
       },
       12: () => ({ throttleTimeMs: 0, errorCode: 0 }),
       13: (req) => ({ throttleTimeMs: 0, errorCode: 0, members: req.members.map((m) => ({ ...m, errorCode: 0 })) }),
@@ -272,7 +273,7 @@ export class ProtocolTestServer {
       16: () => ({ throttleTimeMs: 0, errorCode: 0, groups: [] }),
       15: (req) => ({
         throttleTimeMs: 0,
-        groups: req.groups.map((groupId) => ({ errorCode: 0, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [] })),
+        groups: req.groups.map((groupId) => ({ errorCode: 0, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: -2147483648 })),
       }),
       19: (req) => ({
         throttleTimeMs: 0,

@@ -2,6 +2,7 @@ import { ErrorCode, ErrorName } from '../../common/error-codes';
 import { GROUP_METADATA_TOPIC_NAME } from '../../common/topic';
 import { mapBounded } from '../../common/map-bounded';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../../protocol/apis/delete-groups';
+import { AUTHORIZED_OPERATIONS_OMITTED } from '../../protocol/apis/describe-cluster';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../../protocol/apis/describe-groups';
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../protocol/apis/find-coordinator';
 import { HeartbeatRequest, HeartbeatResponse } from '../../protocol/apis/heartbeat';
@@ -13,6 +14,7 @@ import { OffsetDeleteRequest, OffsetDeleteResponse } from '../../protocol/apis/o
 import { OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponsePartition } from '../../protocol/apis/offset-fetch';
 import { SyncGroupRequest, SyncGroupResponse } from '../../protocol/apis/sync-group';
 import { ApiHandler } from '../network/api-handler';
+import { to32BitField } from './describe-cluster';
 import { HandlerContext } from './handler-context';
 
 /*
@@ -20,6 +22,9 @@ import { HandlerContext } from './handler-context';
  * OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups,
  * ListGroups, DeleteGroups, OffsetDelete. The coordinator is the broker's own (KafkaServer builds and stops it).
  */
+
+/** Kafka's AclOperation codes of the operations a GROUP resource supports (AclEntry.supportedOperations(GROUP)): READ 3, DELETE 6, DESCRIBE 8. */
+const GROUP_OPERATIONS = [3, 6, 8] as const;
 
 /** Key type 0 is a group; 1 (transactions) has no coordinator here, as transactions are not supported. */
 const GROUP_KEY_TYPE = 0;
@@ -33,7 +38,7 @@ export function createOffsetCommitHandler(ctx: HandlerContext): ApiHandler<Offse
     const errors =
       context.header.apiVersion === 0
         ? await ctx.groupCoordinator.storeOffsets(request.groupId, flat)
-        : await ctx.groupCoordinator.commitOffsets(request.groupId, request.generationId, request.memberId, flat);
+        : await ctx.groupCoordinator.commitOffsets(request.groupId, request.generationId, request.memberId, flat, request.groupInstanceId);
     let i = 0;
     return {
       throttleTimeMs: 0,
@@ -96,9 +101,13 @@ export function createFindCoordinatorHandler(ctx: HandlerContext): ApiHandler<Fi
 
 export function createJoinGroupHandler(ctx: HandlerContext): ApiHandler<JoinGroupRequest, JoinGroupResponse> {
   return async (request, context) => {
+    const version = context.header.apiVersion;
     const r = await ctx.groupCoordinator.joinGroup({
       groupId: request.groupId,
       memberId: request.memberId,
+      groupInstanceId: request.groupInstanceId,
+      // KIP-394: from v4 a dynamic member's first join gets MEMBER_ID_REQUIRED and rejoins with the id it got.
+      requireKnownMemberId: version >= 4 && request.groupInstanceId === null,
       clientId: context.header.clientId ?? '',
       // Already "/127.0.0.1", Kafka's InetAddress.toString().
       clientHost: context.connection.clientAddress,
@@ -112,42 +121,52 @@ export function createJoinGroupHandler(ctx: HandlerContext): ApiHandler<JoinGrou
       throttleTimeMs: 0,
       errorCode: r.errorCode,
       generationId: r.generationId,
-      protocolName: r.protocolName,
+      // v7 sends null for both in error answers (Kafka's JoinGroupResult without a protocol); older versions "".
+      protocolType: r.protocolType,
+      protocolName: version >= 7 && r.protocolType === null ? null : r.protocolName,
       leader: r.leaderId,
       memberId: r.memberId,
-      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, metadata: m.metadata })),
+      members: r.members,
     };
   };
 }
 
 export function createHeartbeatHandler(ctx: HandlerContext): ApiHandler<HeartbeatRequest, HeartbeatResponse> {
-  return (request) => ({ throttleTimeMs: 0, errorCode: ctx.groupCoordinator.heartbeat(request.groupId, request.generationId, request.memberId) });
+  return (request) => ({ throttleTimeMs: 0, errorCode: ctx.groupCoordinator.heartbeat(request.groupId, request.generationId, request.memberId, request.groupInstanceId) });
 }
 
 export function createLeaveGroupHandler(ctx: HandlerContext): ApiHandler<LeaveGroupRequest, LeaveGroupResponse> {
   return (request, context) => {
     // v3 (KIP-345) leaves a batch of members; earlier versions name one.
     const v3 = context.header.apiVersion >= 3;
-    const memberIds = v3 ? request.members.map((m) => m.memberId) : [request.memberId];
-    const r = ctx.groupCoordinator.leaveGroup(request.groupId, memberIds);
+    const leaving = v3 ? request.members : [{ memberId: request.memberId, groupInstanceId: null }];
+    const r = ctx.groupCoordinator.leaveGroup(request.groupId, leaving);
     return {
       throttleTimeMs: 0,
       errorCode: v3 && r.members.length > 0 ? ErrorCode.NONE.code : r.errorCode,
-      members: r.members.map((m) => ({ memberId: m.memberId, groupInstanceId: null, errorCode: m.errorCode })),
+      members: r.members,
     };
   };
 }
 
 export function createSyncGroupHandler(ctx: HandlerContext): ApiHandler<SyncGroupRequest, SyncGroupResponse> {
   return async (request) => {
-    const r = await ctx.groupCoordinator.syncGroup(request.groupId, request.generationId, request.memberId, request.assignments);
-    return { throttleTimeMs: 0, errorCode: r.errorCode, assignment: r.assignment };
+    const r = await ctx.groupCoordinator.syncGroup(request.groupId, request.generationId, request.memberId, request.assignments, request.groupInstanceId, {
+      protocolType: request.protocolType,
+      protocolName: request.protocolName,
+    });
+    return { throttleTimeMs: 0, errorCode: r.errorCode, protocolType: r.protocolType ?? null, protocolName: r.protocolName ?? null, assignment: r.assignment };
   };
 }
 
+/**
+ * DescribeGroups. v3 reports the authorized operations on each group when asked (set whatever the group's error, as
+ * Kafka does): with no authorizer (none exists here) every operation a GROUP supports, else Int.MinValue.
+ */
 export function createDescribeGroupsHandler(ctx: HandlerContext): ApiHandler<DescribeGroupsRequest, DescribeGroupsResponse> {
   return async (request) => {
     const groups = await mapBounded(request.groups, (g) => ctx.groupCoordinator.describeGroup(g));
+    const authorizedOperations = request.includeAuthorizedOperations ? to32BitField(GROUP_OPERATIONS) : AUTHORIZED_OPERATIONS_OMITTED;
     return {
       throttleTimeMs: 0,
       groups: groups.map((g) => ({
@@ -156,16 +175,25 @@ export function createDescribeGroupsHandler(ctx: HandlerContext): ApiHandler<Des
         groupState: g.state,
         protocolType: g.protocolType,
         protocolData: g.protocolName,
-        members: g.members.map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberMetadata: m.metadata, memberAssignment: m.assignment })),
+        members: g.members.map((m) => ({
+          memberId: m.memberId,
+          groupInstanceId: m.groupInstanceId,
+          clientId: m.clientId,
+          clientHost: m.clientHost,
+          memberMetadata: m.metadata,
+          memberAssignment: m.assignment,
+        })),
+        authorizedOperations,
       })),
     };
   };
 }
 
+/** ListGroups: v4's states filter (empty: every group) and each group's state. */
 export function createListGroupsHandler(ctx: HandlerContext): ApiHandler<ListGroupsRequest, ListGroupsResponse> {
-  return async () => {
-    const groups = await ctx.groupCoordinator.listGroups();
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE.code, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType })) };
+  return async (request) => {
+    const groups = await ctx.groupCoordinator.listGroups(request.statesFilter);
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE.code, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state })) };
   };
 }
 

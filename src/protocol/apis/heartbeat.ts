@@ -2,7 +2,7 @@ import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
 import { f } from '../schema/field';
 
-/* Heartbeat (key 12), v0-3; v4 is flexible. v1: ThrottleTimeMs. v3: GroupInstanceId. */
+/* Heartbeat (key 12), v0-4, Kafka 2.8's maximum. v1: ThrottleTimeMs. v3: GroupInstanceId (a fenced static member gets FENCED_INSTANCE_ID). v4 is flexible. */
 export interface HeartbeatRequest {
   groupId: string;
   generationId: number;
@@ -18,7 +18,7 @@ export interface HeartbeatResponse {
 export const HeartbeatApi = new ApiDefinition<HeartbeatRequest, HeartbeatResponse>({
   key: ApiKey.HEARTBEAT,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   flexibleFrom: 4,
   request: [
     f('groupId', 'string', '0+'),

@@ -3,9 +3,11 @@ import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
- * JoinGroup (key 11), v0-5; v6 is flexible.
- * v1: RebalanceTimeoutMs. v2: ThrottleTimeMs. v4: MEMBER_ID_REQUIRED may be answered (KIP-394).
- * v5: GroupInstanceId (KIP-345 static membership) in the request and per member in the response.
+ * JoinGroup (key 11), v0-7, Kafka 2.8's maximum.
+ * v1: RebalanceTimeoutMs. v2: ThrottleTimeMs. v4: a dynamic member's first join is answered MEMBER_ID_REQUIRED
+ * with the member id to rejoin with (KIP-394). v5: GroupInstanceId (KIP-345 static membership) in the request and
+ * per member in the response. v6 is flexible. v7: ProtocolType in the response, and both it and ProtocolName are
+ * null in error answers.
  */
 export interface JoinGroupRequestProtocol {
   name: string;
@@ -32,7 +34,8 @@ export interface JoinGroupResponse {
   throttleTimeMs: number;
   errorCode: number;
   generationId: number;
-  protocolName: string;
+  protocolType: string | null;
+  protocolName: string | null;
   leader: string;
   memberId: string;
   members: JoinGroupResponseMember[];
@@ -41,7 +44,7 @@ export interface JoinGroupResponse {
 export const JoinGroupApi = new ApiDefinition<JoinGroupRequest, JoinGroupResponse>({
   key: ApiKey.JOIN_GROUP,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 7,
   flexibleFrom: 6,
   request: [
     f('groupId', 'string', '0+'),
@@ -56,7 +59,8 @@ export const JoinGroupApi = new ApiDefinition<JoinGroupRequest, JoinGroupRespons
     f('throttleTimeMs', 'int32', '2+'),
     f('errorCode', 'int16', '0+'),
     f('generationId', 'int32', '0+', { default: -1 }),
-    f('protocolName', 'string', '0+'),
+    f('protocolType', 'string', '7+', { nullable: '7+', default: null }),
+    f('protocolName', 'string', '0+', { nullable: '7+' }),
     f('leader', 'string', '0+'),
     f('memberId', 'string', '0+'),
     s('members', '0+', [

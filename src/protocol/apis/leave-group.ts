@@ -3,8 +3,8 @@ import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
- * LeaveGroup (key 13), v0-3; v4 is flexible. v1: ThrottleTimeMs. v3 (KIP-345): a Members array replaces MemberId
- * and the response reports per-member errors.
+ * LeaveGroup (key 13), v0-4, Kafka 2.8's maximum. v1: ThrottleTimeMs. v3 (KIP-345): a Members array (member id
+ * and/or group instance id) replaces MemberId and the response reports per-member errors. v4 is flexible.
  */
 export interface LeaveGroupRequestMember {
   memberId: string;
@@ -32,7 +32,7 @@ export interface LeaveGroupResponse {
 export const LeaveGroupApi = new ApiDefinition<LeaveGroupRequest, LeaveGroupResponse>({
   key: ApiKey.LEAVE_GROUP,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   flexibleFrom: 4,
   request: [
     f('groupId', 'string', '0+'),

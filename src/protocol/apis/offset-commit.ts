@@ -3,9 +3,9 @@ import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
- * OffsetCommit (key 8), v0-7; v8 is flexible. v0 stores ZooKeeper-style offsets (any broker answers).
+ * OffsetCommit (key 8), v0-8, Kafka 2.8's maximum; v8 is flexible. v0 stores ZooKeeper-style offsets (any broker answers).
  * v1: GenerationId, MemberId, per-partition CommitTimestamp (v1 only). v2-4: RetentionTimeMs. v3: ThrottleTimeMs.
- * v6: CommittedLeaderEpoch. v7: GroupInstanceId.
+ * v6: CommittedLeaderEpoch. v7: GroupInstanceId (a fenced static member gets FENCED_INSTANCE_ID).
  */
 export interface OffsetCommitRequestPartition {
   partitionIndex: number;
@@ -47,7 +47,7 @@ export interface OffsetCommitResponse {
 export const OffsetCommitApi = new ApiDefinition<OffsetCommitRequest, OffsetCommitResponse>({
   key: ApiKey.OFFSET_COMMIT,
   minVersion: 0,
-  maxVersion: 7,
+  maxVersion: 8,
   flexibleFrom: 8,
   errorResponse: (request, _version, errorCode) => ({
     throttleTimeMs: 0,

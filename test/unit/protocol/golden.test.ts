@@ -109,6 +109,26 @@ const NO_CLIENT_SENDS_VERSION: ReadonlyMap<string, string> = new Map([
   // kafkajs and kafka-python stop at AlterConfigs v1, librdkafka 2.0.2 sends v0 only; v2 (flexible, KIP-482) is
   // the Java AdminClient's (2.4+).
   ['33:2', 'AlterConfigs v2: Java AdminClient 2.4+ only'],
+  // kafkajs 2.2.4 and kafka-python 2.0.2 stop at DescribeGroups and ListGroups v2; librdkafka 2.0.2's
+  // rd_kafka_list_groups (confluent-kafka 1.7.0's list_groups) sends ListGroups v0 only, and its
+  // ListConsumerGroups/DescribeConsumerGroups admin calls are not in confluent-kafka 1.7.0. The Java AdminClient
+  // (2.4+; 2.6+ for the states filter) sends these.
+  ['15:3', 'DescribeGroups v3 (authorized operations): Java AdminClient only'],
+  ['15:4', 'DescribeGroups v4 (group instance ids): Java AdminClient only'],
+  ['15:5', 'DescribeGroups v5 (flexible): Java AdminClient only'],
+  ['16:3', 'ListGroups v3 (flexible): Java AdminClient only'],
+  ['16:4', 'ListGroups v4 (states filter): Java AdminClient only'],
+  // The flexible group-membership versions (and JoinGroup v7's protocol type): kafkajs 2.2.4 stops at JoinGroup 5,
+  // SyncGroup 3, Heartbeat 3, LeaveGroup 3 and OffsetCommit 5; librdkafka 2.0.2 at JoinGroup 5, SyncGroup 3,
+  // Heartbeat 3, LeaveGroup 1 and OffsetCommit 7; kafka-python 2.0.2 lower still. Only the Java clients (2.4+,
+  // 2.5+ for JoinGroup 7 and SyncGroup 5) send these.
+  ['8:8', 'OffsetCommit v8 (flexible): Java consumer 2.4+ only'],
+  ['11:6', 'JoinGroup v6 (flexible): Java consumer 2.4+ only'],
+  ['11:7', 'JoinGroup v7 (protocol type): Java consumer 2.5+ only'],
+  ['12:4', 'Heartbeat v4 (flexible): Java consumer 2.4+ only'],
+  ['13:4', 'LeaveGroup v4 (flexible): Java consumer 2.4+ only'],
+  ['14:4', 'SyncGroup v4 (flexible): Java consumer 2.4+ only'],
+  ['14:5', 'SyncGroup v5 (protocol type and name): Java consumer 2.5+ only'],
 ]);
 
 describe('golden bytes captured from kafkajs, kcat (librdkafka), kafka-python and confluent-kafka (librdkafka)', () => {

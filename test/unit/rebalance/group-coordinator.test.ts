@@ -71,10 +71,10 @@ describe('GroupCoordinator', () => {
     const r = await join();
     expect(r).toMatchObject({ errorCode: 0, generationId: 1, protocolName: 'range', leaderId: r.memberId });
     expect(r.memberId).toMatch(/^c-[0-9a-f-]{36}$/);
-    expect(r.members).toEqual([{ memberId: r.memberId, metadata: Buffer.from('m') }]);
+    expect(r.members).toEqual([{ memberId: r.memberId, groupInstanceId: null, metadata: Buffer.from('m') }]);
     expect(coordinator.group('g')?.state).toBe('CompletingRebalance');
     const sync = await coordinator.syncGroup('g', 1, r.memberId, [{ memberId: r.memberId, assignment: Buffer.from('a') }]);
-    expect(sync).toEqual({ errorCode: 0, assignment: Buffer.from('a') });
+    expect(sync).toEqual({ errorCode: 0, assignment: Buffer.from('a'), protocolType: 'consumer', protocolName: 'range' });
     expect(coordinator.group('g')?.state).toBe('Stable');
     expect(coordinator.heartbeat('g', 1, r.memberId)).toBe(0);
     expect(coordinator.heartbeat('g', 0, r.memberId)).toBe(code('ILLEGAL_GENERATION'));
@@ -117,7 +117,7 @@ describe('GroupCoordinator', () => {
     expect(bSync).toBeUndefined();
     await coordinator.syncGroup('g', 2, a.memberId, [{ memberId: b2.memberId, assignment: Buffer.from('b') }]);
     await flush();
-    expect(bSync).toEqual({ errorCode: 0, assignment: Buffer.from('b') });
+    expect(bSync).toEqual({ errorCode: 0, assignment: Buffer.from('b'), protocolType: 'consumer', protocolName: 'range' });
     expect(await coordinator.syncGroup('g', 1, a.memberId, [])).toMatchObject({ errorCode: code('ILLEGAL_GENERATION') });
   });
 
@@ -145,7 +145,7 @@ describe('GroupCoordinator', () => {
     await coordinator.syncGroup('g', 1, a.memberId, []);
     expect(await coordinator.commitOffsets('g', 1, a.memberId, [{ topic: 't', partition: 0, offset: 5, metadata: '' }])).toEqual([0]);
     expect(await coordinator.commitOffsets('g', -1, '', [{ topic: 't', partition: 0, offset: 6, metadata: '' }])).toEqual([code('UNKNOWN_MEMBER_ID')]);
-    expect(coordinator.leaveGroup('g', [a.memberId]).errorCode).toBe(0);
+    expect(coordinator.leaveGroup('g', [{ memberId: a.memberId, groupInstanceId: null }]).errorCode).toBe(0);
     expect(coordinator.group('g')?.state).toBe('Empty');
     expect(await coordinator.commitOffsets('g', -1, '', [{ topic: 't', partition: 0, offset: 6, metadata: 'x'.repeat(11) }])).toEqual([code('OFFSET_METADATA_TOO_LARGE')]);
     expect(await coordinator.commitOffsets('g', -1, '', [{ topic: 't', partition: 0, offset: 6, metadata: '' }])).toEqual([0]);

@@ -64,7 +64,7 @@ describe('the coordinator answers INVALID_GROUP_ID for them in every group API, 
     expect(join.errorCode).toBe(INVALID_GROUP_ID);
     expect((await coordinator.syncGroup(groupId, 1, 'm', [])).errorCode).toBe(INVALID_GROUP_ID);
     expect(coordinator.heartbeat(groupId, 1, 'm')).toBe(INVALID_GROUP_ID);
-    expect(coordinator.leaveGroup(groupId, ['m']).errorCode).toBe(INVALID_GROUP_ID);
+    expect(coordinator.leaveGroup(groupId, [{ memberId: 'm', groupInstanceId: null }]).errorCode).toBe(INVALID_GROUP_ID);
     const offsets = [{ topic: 't', partition: 0, offset: 99, metadata: null }];
     expect(await coordinator.commitOffsets(groupId, -1, '', offsets)).toEqual([INVALID_GROUP_ID]);
     expect(await coordinator.storeOffsets(groupId, offsets)).toEqual([INVALID_GROUP_ID]);
