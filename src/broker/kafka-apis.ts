@@ -24,6 +24,7 @@ import { HandlerContext } from './handlers/handler-context';
 import { createListOffsetsHandler } from './handlers/list-offsets';
 import { createMetadataHandler } from './handlers/metadata';
 import { createOffsetsForLeaderEpochHandler } from './handlers/offsets-for-leader-epoch';
+import { createAlterPartitionReassignmentsHandler, createListPartitionReassignmentsHandler } from './handlers/partition-reassignments';
 import { createProduceHandler } from './handlers/produce';
 import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteTopicsHandler } from './handlers/topic-admin';
 
@@ -63,5 +64,7 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.INCREMENTAL_ALTER_CONFIGS]: alterConfigs.incrementalAlterConfigs,
     [ApiKey.DESCRIBE_LOG_DIRS]: createDescribeLogDirsHandler(ctx),
     [ApiKey.ELECT_LEADERS]: createElectLeadersHandler(ctx),
+    [ApiKey.ALTER_PARTITION_REASSIGNMENTS]: createAlterPartitionReassignmentsHandler(ctx),
+    [ApiKey.LIST_PARTITION_REASSIGNMENTS]: createListPartitionReassignmentsHandler(ctx),
   };
 }

@@ -1,6 +1,7 @@
 import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
 import { AlterConfigsApi } from './alter-configs';
+import { AlterPartitionReassignmentsApi } from './alter-partition-reassignments';
 import { ApiVersionsApi } from './api-versions';
 import { ControlledShutdownApi } from './controlled-shutdown';
 import { CreatePartitionsApi } from './create-partitions';
@@ -23,6 +24,7 @@ import { LeaderAndIsrApi } from './leader-and-isr';
 import { LeaveGroupApi } from './leave-group';
 import { ListGroupsApi } from './list-groups';
 import { ListOffsetsApi } from './list-offsets';
+import { ListPartitionReassignmentsApi } from './list-partition-reassignments';
 import { MetadataApi } from './metadata';
 import { OffsetCommitApi } from './offset-commit';
 import { OffsetFetchApi } from './offset-fetch';
@@ -76,6 +78,8 @@ export const Apis = {
   [ApiKey.DESCRIBE_CLUSTER]: DescribeClusterApi,
   [ApiKey.INCREMENTAL_ALTER_CONFIGS]: IncrementalAlterConfigsApi,
   [ApiKey.ELECT_LEADERS]: ElectLeadersApi,
+  [ApiKey.ALTER_PARTITION_REASSIGNMENTS]: AlterPartitionReassignmentsApi,
+  [ApiKey.LIST_PARTITION_REASSIGNMENTS]: ListPartitionReassignmentsApi,
 } as const;
 
 export type Apis = typeof Apis;
