@@ -4,31 +4,41 @@ import { ZkClient } from '../src/zk/zk-client';
 import { validateZkConnectString } from '../src/zk/zk-connect-string';
 import { CliError, createCli, runCli } from '../src/tools/cli';
 import { executeReassignment, generateReassignment, verifyReassignment } from '../src/tools/reassign-partitions';
+import { checkReassignArgs, ReassignOptions, runReassignPartitions } from '../src/tools/reassign-partitions-command';
 
-const program = createCli('kafka-reassign-partitions', 'Move partitions between replicas (ZooKeeper form, as Kafka 0.10 - 2.5).')
-  .requiredOption('--zookeeper <host:port[/chroot]>', 'the ZooKeeper connection string')
-  .option('--generate', 'generate a candidate assignment for --topics-to-move-json-file onto --broker-list')
-  .option('--execute', 'start the reassignment in --reassignment-json-file')
-  .option('--verify', 'check the status of the reassignment in --reassignment-json-file')
-  .option('--topics-to-move-json-file <file>', '{"topics":[{"topic":"foo"}],"version":1}')
-  .option('--broker-list <ids>', 'the brokers to move the topics to, e.g. "1,2"')
-  .option('--reassignment-json-file <file>', 'the reassignment, as printed by --generate')
-  .option('--disable-rack-aware', 'accepted and ignored (kafka-ts has no racks)');
+const program = createCli('kafka-reassign-partitions', 'This tool helps to move topic partitions between replicas.')
+  .option('--bootstrap-server <Server(s) to use for bootstrapping>', 'the server(s) to use for bootstrapping. REQUIRED if an absolute path of the log directory is specified for any replica in the reassignment json file, or if --zookeeper is not given.')
+  .option('--command-config <Admin client property file>', 'Property file containing configs to be passed to Admin Client.')
+  .option('--zookeeper <urls>', 'DEPRECATED: The connection string for the zookeeper connection in the form host:port. Multiple URLS can be given to allow fail-over.  Please use --bootstrap-server instead.')
+  .option('--generate', 'Generate a candidate partition reassignment configuration. Note that this only generates a candidate assignment, it does not execute it.')
+  .option('--execute', 'Kick off the reassignment as specified by the --reassignment-json-file option.')
+  .option('--verify', 'Verify if the reassignment completed as specified by the --reassignment-json-file option. If there is a throttle engaged for the replicas specified, and the rebalance has completed, the throttle will be removed')
+  .option('--cancel', 'Cancel an active reassignment.')
+  .option('--list', 'List all active partition reassignments.')
+  .option('--topics-to-move-json-file <topics to reassign json file path>', 'Generate a reassignment configuration to move the partitions of the specified topics to the list of brokers specified by the --broker-list option. The format to use is - {"topics": [{"topic": "foo"},{"topic": "foo1"}], "version":1}')
+  .option('--broker-list <brokerlist>', 'The list of brokers to which the partitions need to be reassigned in the form "0,1,2". This is required if --topics-to-move-json-file is used to generate reassignment configuration')
+  .option('--reassignment-json-file <manual assignment json file path>', 'The JSON file with the partition reassignment configuration')
+  .option('--disable-rack-aware', 'Disable rack aware replica assignment (kafka-ts has no racks: always the case)')
+  .option('--throttle <throttle>', 'Not supported: kafka-ts has no replication throttling (a value of 0 or more is refused).')
+  .option('--replica-alter-log-dirs-throttle <replicaAlterLogDirsThrottle>', 'Not supported: kafka-ts has no replica log dir moves (a value of 0 or more is refused).')
+  .option('--timeout <timeout>', 'The maximum time in ms to wait for log directory replica assignment to begin.')
+  .option('--additional', 'Execute this reassignment in addition to any other ongoing ones.')
+  .option('--preserve-throttles', 'Do not modify broker or topic throttles.');
 
 void runCli(program, async (p) => {
-  const o = p.opts<{ zookeeper: string; generate?: boolean; execute?: boolean; verify?: boolean; topicsToMoveJsonFile?: string; brokerList?: string; reassignmentJsonFile?: string }>();
-  if ([o.generate, o.execute, o.verify].filter(Boolean).length !== 1) throw new CliError('Command must include exactly one action: --generate, --execute or --verify');
-  if (o.generate && (o.topicsToMoveJsonFile === undefined || o.brokerList === undefined)) throw new CliError('If --generate option is used, command must include both --topics-to-move-json-file and --broker-list options');
-  if ((o.execute || o.verify) && o.reassignmentJsonFile === undefined) throw new CliError('If --execute or --verify option is used, command must include --reassignment-json-file that was output during the --generate option');
-  const bad = validateZkConnectString(o.zookeeper);
-  if (bad !== undefined) throw new CliError(`Invalid --zookeeper ${o.zookeeper}: ${bad}`);
-  const zk = await ZkClient.connect({ connectString: o.zookeeper, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'Kafka tool' }).catch((err: Error) => {
-    throw new CliError(`Unable to connect to ZooKeeper at ${o.zookeeper}: ${err.message}`);
-  });
+  const o = p.opts<ReassignOptions>();
+  const action = checkReassignArgs(o);
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
+  if (o.bootstrapServer !== undefined) return runReassignPartitions(o, action, out);
+  const zookeeper = o.zookeeper as string;
+  const bad = validateZkConnectString(zookeeper);
+  if (bad !== undefined) throw new CliError(`Invalid --zookeeper ${zookeeper}: ${bad}`);
+  const zk = await ZkClient.connect({ connectString: zookeeper, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'Kafka tool' }).catch((err: Error) => {
+    throw new CliError(`Unable to connect to ZooKeeper at ${zookeeper}: ${err.message}`);
+  });
   try {
-    if (o.generate) return await generateReassignment(zk, o.topicsToMoveJsonFile as string, o.brokerList as string, out);
-    if (o.execute) return await executeReassignment(zk, o.reassignmentJsonFile as string, out);
+    if (action === 'generate') return await generateReassignment(zk, o.topicsToMoveJsonFile as string, o.brokerList as string, out);
+    if (action === 'execute') return await executeReassignment(zk, o.reassignmentJsonFile as string, out);
     return await verifyReassignment(zk, o.reassignmentJsonFile as string, out);
   } finally {
     zk.close();

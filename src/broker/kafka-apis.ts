@@ -26,6 +26,7 @@ import { HandlerContext } from './handlers/handler-context';
 import { createListOffsetsHandler } from './handlers/list-offsets';
 import { createMetadataHandler } from './handlers/metadata';
 import { createOffsetsForLeaderEpochHandler } from './handlers/offsets-for-leader-epoch';
+import { createAlterPartitionReassignmentsHandler, createListPartitionReassignmentsHandler } from './handlers/partition-reassignments';
 import { createProduceHandler } from './handlers/produce';
 import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteTopicsHandler } from './handlers/topic-admin';
 
@@ -69,5 +70,7 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.OFFSET_DELETE]: createOffsetDeleteHandler(ctx),
     [ApiKey.DESCRIBE_CLIENT_QUOTAS]: clientQuotas.describeClientQuotas,
     [ApiKey.ALTER_CLIENT_QUOTAS]: clientQuotas.alterClientQuotas,
+    [ApiKey.ALTER_PARTITION_REASSIGNMENTS]: createAlterPartitionReassignmentsHandler(ctx),
+    [ApiKey.LIST_PARTITION_REASSIGNMENTS]: createListPartitionReassignmentsHandler(ctx),
   };
 }

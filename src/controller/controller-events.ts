@@ -34,6 +34,32 @@ export function failAdminElection(admin: AdminLeaderElection, errorCode: number)
   admin.callback(admin.partitions.map((tp) => ({ tp, leader: -1, errorCode, errorMessage: null })));
 }
 
+/** One partition of an AlterPartitionReassignments request: its target replicas, or null to cancel. */
+export interface ApiReassignment {
+  readonly tp: TopicPartition;
+  readonly replicas: readonly number[] | null;
+}
+
+/** One partition's answer (Kafka's ApiError): NONE, or an error with Kafka's message (null where it has none). */
+export interface PartitionApiError {
+  readonly tp: TopicPartition;
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+/** Kafka's Either[Map[TopicPartition, ApiError], ApiError]: per-partition answers, or one top-level error. */
+export type AlterReassignmentsResult = { readonly errorCode: number; readonly partitions: readonly PartitionApiError[] };
+
+/** A partition being reassigned, as ListPartitionReassignments reports it (RS, AR, RR). */
+export interface OngoingReassignment {
+  readonly tp: TopicPartition;
+  readonly replicas: number[];
+  readonly addingReplicas: number[];
+  readonly removingReplicas: number[];
+}
+
+export type ListReassignmentsResult = { readonly errorCode: number; readonly reassignments: readonly OngoingReassignment[] };
+
 /**
  * Everything the controller does happens in one of these events, processed one at a time on the controller's
  * event queue (Kafka's sealed ControllerEvent family, KafkaController.scala). ZooKeeper watches, session
@@ -54,6 +80,8 @@ export type ControllerEvent =
   | { readonly kind: 'LogDirEventNotification' }
   | { readonly kind: 'LeaderAndIsrResponseReceived'; readonly brokerId: number; readonly errorCode: number; readonly partitionErrors: readonly PartitionError[] }
   | { readonly kind: 'ZkPartitionReassignment' }
+  | { readonly kind: 'ApiPartitionReassignment'; readonly reassignments: readonly ApiReassignment[]; readonly callback: (result: AlterReassignmentsResult) => void }
+  | { readonly kind: 'ListPartitionReassignments'; readonly partitions: readonly TopicPartition[] | null; readonly callback: (result: ListReassignmentsResult) => void }
   // Without `admin`: ZkTriggered (/admin/preferred_replica_election); with it: AdminClientTriggered (ElectLeaders).
   | { readonly kind: 'ReplicaLeaderElection'; readonly admin?: AdminLeaderElection }
   | { readonly kind: 'AutoPreferredReplicaLeaderElection' }
@@ -72,6 +100,7 @@ export type ControllerState =
   | 'TopicChange'
   | 'TopicDeletion'
   | 'AlterPartitionReassignment'
+  | 'ListPartitionReassignment'
   | 'AutoLeaderBalance'
   | 'ManualLeaderBalance'
   | 'ControlledShutdown'
@@ -94,6 +123,8 @@ const STATES: Record<ControllerEventKind, ControllerState> = {
   LogDirEventNotification: 'LogDirChange',
   LeaderAndIsrResponseReceived: 'LeaderAndIsrResponseReceived',
   ZkPartitionReassignment: 'AlterPartitionReassignment',
+  ApiPartitionReassignment: 'AlterPartitionReassignment',
+  ListPartitionReassignments: 'ListPartitionReassignment',
   ReplicaLeaderElection: 'ManualLeaderBalance',
   AutoPreferredReplicaLeaderElection: 'AutoLeaderBalance',
   ControlledShutdown: 'ControlledShutdown',
@@ -114,6 +145,10 @@ export function describeEvent(event: ControllerEvent): string {
       return `LeaderAndIsrResponseReceived(${event.brokerId})`;
     case 'ControlledShutdown':
       return `ControlledShutdown(${event.brokerId},${event.brokerEpoch})`;
+    case 'ApiPartitionReassignment':
+      return `ApiPartitionReassignment(HashMap(${event.reassignments.map((r) => `${tpString(r.tp)} -> ${r.replicas === null ? 'None' : `Some(ArrayBuffer(${r.replicas.join(', ')}))`}`).join(', ')}),<function1>)`;
+    case 'ListPartitionReassignments':
+      return `ListPartitionReassignments(${event.partitions === null ? 'None' : `Some(Set(${event.partitions.map(tpString).join(', ')}))`},<function1>)`;
     case 'ReplicaLeaderElection':
       return event.admin === undefined ? 'ReplicaLeaderElection' : `ReplicaLeaderElection(Some(Set(${event.admin.partitions.map(tpString).join(', ')})),${event.admin.electionType},AdminClientTriggered)`;
     default:
@@ -125,9 +160,16 @@ export function describeEvent(event: ControllerEvent): string {
  * Kafka's ControllerEvent.preempt: an event dropped from the queue (session expiry, resignation, shutdown) still
  * answers whoever waits for it. A ControlledShutdown hears NOT_CONTROLLER (Kafka's ControllerMovedException), so
  * the broker asks the new controller, and so does every partition of an admin-triggered ReplicaLeaderElection;
- * the other events have nobody waiting.
+ * so do the reassignment APIs' events (top-level); the other events have nobody waiting.
  */
 export function preempt(event: ControllerEvent): void {
   if (event.kind === 'ControlledShutdown') event.callback({ errorCode: ErrorCode.NOT_CONTROLLER.code, remaining: [] });
   if (event.kind === 'ReplicaLeaderElection' && event.admin !== undefined) failAdminElection(event.admin, ErrorCode.NOT_CONTROLLER.code);
+  failAdminRequest(event, ErrorCode.NOT_CONTROLLER.code);
+}
+
+/** The reassignment APIs' events answered with one top-level error (not the controller, or the event failed). */
+export function failAdminRequest(event: ControllerEvent, errorCode: number): void {
+  if (event.kind === 'ApiPartitionReassignment') event.callback({ errorCode, partitions: [] });
+  if (event.kind === 'ListPartitionReassignments') event.callback({ errorCode, reassignments: [] });
 }

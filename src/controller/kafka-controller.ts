@@ -15,7 +15,19 @@ import { BrokerChangeHandler } from './broker-change-handler';
 import { ControllerChannel } from './controller-channel';
 import { ControllerContext } from './controller-context';
 import { ControllerEventManager, ControllerEventProcessor } from './controller-event-manager';
-import { ControlledShutdownResult, ControllerEvent, ControllerEventKind, describeEvent, ElectionOutcome, ElectionType, failAdminElection } from './controller-events';
+import {
+  AlterReassignmentsResult,
+  ApiReassignment,
+  ControlledShutdownResult,
+  ControllerEvent,
+  ControllerEventKind,
+  describeEvent,
+  ElectionOutcome,
+  ElectionType,
+  failAdminElection,
+  failAdminRequest,
+  ListReassignmentsResult,
+} from './controller-events';
 import { ControllerOps } from './controller-ops';
 import { ControllerRequestBatch } from './controller-request-batch';
 import { LeaderBalancer } from './leader-balancer';
@@ -147,10 +159,24 @@ export class KafkaController implements ControllerEventProcessor {
     return new Promise((callback) => this.events.put({ kind: 'ReplicaLeaderElection', admin: { partitions, electionType, callback } }));
   }
 
+  /**
+   * Broker-side entry point of AlterPartitionReassignments (Kafka's KafkaController.alterPartitionReassignments):
+   * an ApiPartitionReassignment event; off the active controller the answer is a top-level NOT_CONTROLLER.
+   */
+  alterPartitionReassignments(reassignments: readonly ApiReassignment[]): Promise<AlterReassignmentsResult> {
+    return new Promise((callback) => this.events.put({ kind: 'ApiPartitionReassignment', reassignments, callback }));
+  }
+
+  /** Broker-side entry point of ListPartitionReassignments (null: every ongoing reassignment). */
+  listPartitionReassignments(partitions: readonly TopicPartition[] | null): Promise<ListReassignmentsResult> {
+    return new Promise((callback) => this.events.put({ kind: 'ListPartitionReassignments', partitions, callback }));
+  }
+
   // ---- the event processor ----------------------------------------------------------------------------------
 
   async process(event: ControllerEvent): Promise<void> {
     if (event.kind === 'ReplicaLeaderElection' && event.admin !== undefined && !this.isActive) return failAdminElection(event.admin, ErrorCode.NOT_CONTROLLER.code);
+    if ((event.kind === 'ApiPartitionReassignment' || event.kind === 'ListPartitionReassignments') && !this.isActive) return failAdminRequest(event, ErrorCode.NOT_CONTROLLER.code);
     if (ACTIVE_ONLY.has(event.kind) && !this.isActive) return;
     switch (event.kind) {
       case 'Startup':
@@ -184,7 +210,14 @@ export class KafkaController implements ControllerEventProcessor {
       case 'LeaderAndIsrResponseReceived':
         return this.active.logDirFailures.processLeaderAndIsrResponseReceived(event.brokerId, event.errorCode, event.partitionErrors);
       case 'ZkPartitionReassignment':
-        return this.active.reassignment.processZkPartitionReassignment();
+        await this.active.reassignment.processZkPartitionReassignment();
+        return;
+      case 'ApiPartitionReassignment':
+        event.callback({ errorCode: ErrorCode.NONE.code, partitions: await this.active.reassignment.processApiPartitionReassignment(event.reassignments) });
+        return;
+      case 'ListPartitionReassignments':
+        event.callback({ errorCode: ErrorCode.NONE.code, reassignments: this.active.reassignment.listPartitionReassignments(event.partitions) });
+        return;
       case 'ReplicaLeaderElection':
         return event.admin === undefined ? this.active.leaderBalancer.processZkTriggered() : this.active.leaderBalancer.processAdminTriggered(event.admin);
       case 'AutoPreferredReplicaLeaderElection':
@@ -200,6 +233,7 @@ export class KafkaController implements ControllerEventProcessor {
     // be answered).
     if (event.kind === 'ControlledShutdown') event.callback({ errorCode: err instanceof ControllerMovedError ? ErrorCode.NOT_CONTROLLER.code : ErrorCode.UNKNOWN_SERVER_ERROR.code, remaining: [] });
     if (event.kind === 'ReplicaLeaderElection' && event.admin !== undefined) failAdminElection(event.admin, err instanceof ControllerMovedError ? ErrorCode.NOT_CONTROLLER.code : ErrorCode.UNKNOWN_SERVER_ERROR.code);
+    failAdminRequest(event, err instanceof ControllerMovedError ? ErrorCode.NOT_CONTROLLER.code : ErrorCode.UNKNOWN_SERVER_ERROR.code);
     if (err instanceof ControllerMovedError) {
       this.log.info(`Controller moved to another broker when processing ${describeEvent(event)}.`);
       await this.maybeResign();
@@ -304,6 +338,7 @@ export class KafkaController implements ControllerEventProcessor {
     await active.replicaStateMachine.startup();
     await active.partitionStateMachine.startup();
     this.log.info(`Ready to serve as the new controller with epoch ${this.context.epoch}`);
+    await active.reassignment.initializePartitionReassignments();
     await active.topicDeletionManager.resumeDeletions();
     await active.leaderBalancer.processZkTriggered();
     this.log.info('Starting the controller scheduler');
@@ -411,8 +446,15 @@ export class KafkaController implements ControllerEventProcessor {
     this.context.allTopics.add(topic);
     const added: TopicPartition[] = [];
     for (const [p, replicas] of node.assignment.partitions) {
-      if (this.context.replicasFor({ topic, partition: p }).length === 0) added.push({ topic, partition: p });
-      this.context.setReplicas({ topic, partition: p }, replicas);
+      const tp = { topic, partition: p };
+      if (this.context.replicasFor(tp).length === 0) added.push(tp);
+      this.context.setReplicas(tp, replicas);
+      // A reassignment in flight (Kafka's isBeingReassigned): ORS = RS − AR, TRS = RS − RR.
+      const adding = node.assignment.addingReplicas.get(p) ?? [];
+      const removing = node.assignment.removingReplicas.get(p) ?? [];
+      if ((adding.length > 0 || removing.length > 0) && !this.context.partitionsBeingReassigned.has(tpString(tp))) {
+        this.context.partitionsBeingReassigned.set(tpString(tp), { tp, original: replicas.filter((b) => !adding.includes(b)), target: replicas.filter((b) => !removing.includes(b)) });
+      }
     }
     if (!this.topicWatches.has(topic)) {
       this.topicWatches.set(topic, watchData(this.deps.zk, ZkPaths.topic(topic), (n) => {

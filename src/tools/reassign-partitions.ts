@@ -9,7 +9,7 @@ import { ZkPaths } from '../zk/zk-paths';
 import { PartitionReassignment, ReassignPartitionsZNode } from '../zk/znodes/admin-znodes';
 import { CliError } from './cli';
 
-function readJsonFile(file: string): unknown {
+export function readJsonFile(file: string): unknown {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -25,12 +25,14 @@ function readJsonFile(file: string): unknown {
 
 /**
  * The JSON the tool prints and reads, as Kafka 2.8's ReassignPartitionsCommand writes it
- * (formatAsReassignmentJson): the `/admin/reassign_partitions` layout plus `log_dirs` of "any" (KIP-113).
+ * (formatAsReassignmentJson): the `/admin/reassign_partitions` layout plus `log_dirs` of "any" (KIP-113), in
+ * topic-partition order.
  */
-function formatAssignment(list: readonly PartitionReassignment[]): string {
+export function formatAssignment(list: readonly PartitionReassignment[]): string {
+  const sorted = [...list].sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   return JSON.stringify({
     version: 1,
-    partitions: list.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.replicas, log_dirs: p.replicas.map(() => 'any') })),
+    partitions: sorted.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.replicas, log_dirs: p.replicas.map(() => 'any') })),
   });
 }
 
@@ -68,7 +70,7 @@ export async function generateReassignment(zk: ZkClient, topicsFile: string, bro
   return 0;
 }
 
-function readReassignmentFile(file: string): PartitionReassignment[] {
+export function readReassignmentFile(file: string): PartitionReassignment[] {
   const json = readJsonFile(file) as Record<string, unknown>;
   try {
     return ReassignPartitionsZNode.decode(file, Buffer.from(JSON.stringify({ version: 1, ...json })));

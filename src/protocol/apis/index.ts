@@ -2,6 +2,7 @@ import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
 import { AlterClientQuotasApi } from './alter-client-quotas';
 import { AlterConfigsApi } from './alter-configs';
+import { AlterPartitionReassignmentsApi } from './alter-partition-reassignments';
 import { ApiVersionsApi } from './api-versions';
 import { ControlledShutdownApi } from './controlled-shutdown';
 import { CreatePartitionsApi } from './create-partitions';
@@ -25,6 +26,7 @@ import { LeaderAndIsrApi } from './leader-and-isr';
 import { LeaveGroupApi } from './leave-group';
 import { ListGroupsApi } from './list-groups';
 import { ListOffsetsApi } from './list-offsets';
+import { ListPartitionReassignmentsApi } from './list-partition-reassignments';
 import { MetadataApi } from './metadata';
 import { OffsetCommitApi } from './offset-commit';
 import { OffsetDeleteApi } from './offset-delete';
@@ -83,6 +85,8 @@ export const Apis = {
   [ApiKey.OFFSET_DELETE]: OffsetDeleteApi,
   [ApiKey.DESCRIBE_CLIENT_QUOTAS]: DescribeClientQuotasApi,
   [ApiKey.ALTER_CLIENT_QUOTAS]: AlterClientQuotasApi,
+  [ApiKey.ALTER_PARTITION_REASSIGNMENTS]: AlterPartitionReassignmentsApi,
+  [ApiKey.LIST_PARTITION_REASSIGNMENTS]: ListPartitionReassignmentsApi,
 } as const;
 
 export type Apis = typeof Apis;

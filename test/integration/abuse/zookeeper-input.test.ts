@@ -156,7 +156,7 @@ describe('junk in ZooKeeper on a 3-broker cluster', () => {
     expect(allLogs('controller.log')).toMatch(/Ignoring partition reassignment due to invalid json: .*Deleting zk path \/admin\/reassign_partitions/);
     await write('/admin/reassign_partitions', '{"version":1,"partitions":[{"topic":"after-junk-1","partition":0,"replicas":[1,1]}]}');
     await waitUntil(async () => (await cluster.zk.exists(p('/admin/reassign_partitions'))) === null, { message: 'the invalid reassignment to be removed' });
-    expect(allLogs('controller.log')).toMatch(/Skipping reassignment of after-junk-1-0: Duplicate replica ids in partition reassignment replica list/);
+    expect(allLogs('controller.log')).toMatch(/Failed reassignment through zk with the following errors: HashMap\(after-junk-1-0 -> ApiError\(error=INVALID_REPLICA_ASSIGNMENT, message=Duplicate replica ids in partition reassignment replica list/);
     await write('/admin/preferred_replica_election', JUNK);
     await waitUntil(async () => (await cluster.zk.exists(p('/admin/preferred_replica_election'))) === null, { message: 'the junk preferred election to be deleted' });
     expect(allLogs()).toMatch(/invalid json at \/admin\/preferred_replica_election/);

@@ -123,8 +123,9 @@ describe('the controller over junk in ZooKeeper', () => {
     await controller.shutdown();
     const text = logs.text();
     expect(text).toMatch(/Ignoring partition reassignment due to invalid json: .*Deleting zk path \/admin\/reassign_partitions/);
-    expect(text).toMatch(/Skipping reassignment of t-0: Empty replica list specified in partition reassignment\./);
-    expect(text).toMatch(/Skipping reassignment of t-1: Duplicate replica ids in partition reassignment replica list: List\(0, 0\)/);
+    // Kafka's processZkPartitionReassignment: the failed entries in one warning, then dropped from the node.
+    expect(text).toMatch(/Failed reassignment through zk with the following errors: HashMap\(t-0 -> ApiError\(error=INVALID_REPLICA_ASSIGNMENT, message=Empty replica list specified in partition reassignment\.\)/);
+    expect(text).toMatch(/t-1 -> ApiError\(error=INVALID_REPLICA_ASSIGNMENT, message=Duplicate replica ids in partition reassignment replica list: List\(0, 0\)\)/);
     expect(text).toMatch(/Ignoring unreadable notification \/isr_change_notification\/isr_change_0000000001/);
     expect(text).toMatch(/Ignoring request to delete non-existing topics/);
   });

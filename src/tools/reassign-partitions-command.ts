@@ -1,0 +1,433 @@
+import { NetworkClient } from '../client/network-client';
+import { ErrorCode } from '../common/error-codes';
+import { TopicPartition, tpString } from '../common/topic-partition';
+import { assignReplicasToBrokers } from '../controller/replica-assignment';
+import { AlterPartitionReassignmentsApi } from '../protocol/apis/alter-partition-reassignments';
+import { ListPartitionReassignmentsApi, OngoingPartitionReassignment } from '../protocol/apis/list-partition-reassignments';
+import { PartitionReassignment } from '../zk/znodes/admin-znodes';
+import { adminClientOptions } from './admin-client-config';
+import { CliError } from './cli';
+import { exceptionClassFor } from './java-rendering';
+import { formatAssignment, readJsonFile, readReassignmentFile } from './reassign-partitions';
+
+/** The options of Kafka 2.8's ReassignPartitionsCommand, as parsed. */
+export interface ReassignOptions {
+  bootstrapServer?: string;
+  zookeeper?: string;
+  commandConfig?: string;
+  generate?: boolean;
+  execute?: boolean;
+  verify?: boolean;
+  cancel?: boolean;
+  list?: boolean;
+  topicsToMoveJsonFile?: string;
+  brokerList?: string;
+  reassignmentJsonFile?: string;
+  disableRackAware?: boolean;
+  throttle?: string;
+  replicaAlterLogDirsThrottle?: string;
+  timeout?: string;
+  additional?: boolean;
+  preserveThrottles?: boolean;
+}
+
+type Action = 'generate' | 'execute' | 'verify' | 'cancel' | 'list';
+type Arg = Exclude<keyof ReassignOptions, Action>;
+
+const ACTIONS: readonly Action[] = ['generate', 'execute', 'verify', 'cancel', 'list'];
+
+/** joptsimple's names for the options, as Kafka's messages print them (`[reassignment-json-file]`). */
+const OPTION_NAMES: Record<Arg | Action, string> = {
+  bootstrapServer: 'bootstrap-server',
+  zookeeper: 'zookeeper',
+  commandConfig: 'command-config',
+  generate: 'generate',
+  execute: 'execute',
+  verify: 'verify',
+  cancel: 'cancel',
+  list: 'list',
+  topicsToMoveJsonFile: 'topics-to-move-json-file',
+  brokerList: 'broker-list',
+  reassignmentJsonFile: 'reassignment-json-file',
+  disableRackAware: 'disable-rack-aware',
+  throttle: 'throttle',
+  replicaAlterLogDirsThrottle: 'replica-alter-log-dirs-throttle',
+  timeout: 'timeout',
+  additional: 'additional',
+  preserveThrottles: 'preserve-throttles',
+};
+
+const REQUIRED: Record<Action, readonly Arg[]> = {
+  verify: ['reassignmentJsonFile'],
+  generate: ['topicsToMoveJsonFile', 'brokerList'],
+  execute: ['reassignmentJsonFile'],
+  cancel: ['reassignmentJsonFile'],
+  list: [],
+};
+
+const PERMITTED: Record<Action, readonly Arg[]> = {
+  verify: ['bootstrapServer', 'commandConfig', 'preserveThrottles', 'zookeeper'],
+  generate: ['bootstrapServer', 'brokerList', 'commandConfig', 'disableRackAware', 'zookeeper'],
+  execute: ['additional', 'bootstrapServer', 'commandConfig', 'throttle', 'replicaAlterLogDirsThrottle', 'timeout', 'zookeeper'],
+  cancel: ['bootstrapServer', 'commandConfig', 'preserveThrottles', 'timeout'],
+  list: ['bootstrapServer', 'commandConfig'],
+};
+
+const BOOTSTRAP_ONLY: readonly (Arg | Action)[] = ['additional', 'cancel', 'commandConfig', 'replicaAlterLogDirsThrottle', 'list', 'timeout'];
+
+export const CANNOT_EXECUTE_BECAUSE_OF_EXISTING =
+  'Cannot execute because there is an existing partition assignment.  Use --additional to override this and create a new partition assignment in addition to the existing one. The --additional flag can also be used to change the throttle by resubmitting the current reassignment.';
+
+/**
+ * Kafka's validateAndParseArgs: exactly one action, --bootstrap-server or --zookeeper, the action's required
+ * arguments and no argument it does not take; without --bootstrap-server, none of the KIP-455 options. Then what
+ * kafka-ts cannot do: replication throttles do not exist here, so a throttle is refused rather than ignored.
+ */
+export function checkReassignArgs(o: ReassignOptions): Action {
+  const given = ACTIONS.filter((a) => o[a] === true);
+  if (given.length !== 1) throw new CliError(`Command must include exactly one action: ${ACTIONS.map((a) => `--${a}`).join(', ')}`);
+  const action = given[0] as Action;
+  if (o.zookeeper === undefined && o.bootstrapServer === undefined) throw new CliError('Please specify --bootstrap-server');
+  for (const arg of REQUIRED[action]) if (o[arg] === undefined) throw new CliError(`Missing required argument "[${OPTION_NAMES[arg]}]"`);
+  for (const key of Object.keys(OPTION_NAMES) as (Arg | Action)[]) {
+    if (key === action || o[key] === undefined || o[key] === false) continue;
+    if (!(REQUIRED[action] as readonly string[]).includes(key) && !(PERMITTED[action] as readonly string[]).includes(key)) {
+      throw new CliError(`Option "[${OPTION_NAMES[key]}]" can't be used with action "[${action}]"`);
+    }
+  }
+  if (o.bootstrapServer === undefined) {
+    for (const key of BOOTSTRAP_ONLY) {
+      if (o[key] !== undefined && o[key] !== false) throw new CliError(`Exception in thread "main" java.lang.RuntimeException: You must specify --bootstrap-server when using "[${OPTION_NAMES[key]}]"`);
+    }
+  }
+  for (const [key, value] of [['throttle', o.throttle], ['replicaAlterLogDirsThrottle', o.replicaAlterLogDirsThrottle], ['timeout', o.timeout]] as const) {
+    if (value !== undefined && !/^-?\d+$/.test(value)) throw new CliError(`Exception in thread "main" joptsimple.OptionArgumentConversionException: Cannot parse argument '${value}' of option ${OPTION_NAMES[key]}`);
+  }
+  // A negative throttle is Kafka's "no throttle" (the options' default is -1).
+  if (o.throttle !== undefined && Number(o.throttle) >= 0) {
+    throw new CliError('--throttle is not supported: kafka-ts has no replication throttling (leader.replication.throttled.rate, follower.replication.throttled.rate)');
+  }
+  if (o.replicaAlterLogDirsThrottle !== undefined && Number(o.replicaAlterLogDirsThrottle) >= 0) {
+    throw new CliError('--replica-alter-log-dirs-throttle is not supported: kafka-ts has no replica log dir moves (replica.alter.log.dirs.io.max.bytes.per.second)');
+  }
+  return action;
+}
+
+/** Kafka's parseExecuteAssignmentArgs checks, in its order and words. */
+export function checkExecutePlan(plan: readonly PartitionReassignment[]): void {
+  if (plan.length === 0) throw new CliError('Error: Partition reassignment list cannot be empty');
+  if (plan.some((p) => p.replicas.length === 0)) throw new CliError('Error: Partition replica list cannot be empty');
+  const keys = plan.map(tpString);
+  const dupParts = [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
+  if (dupParts.length > 0) throw new CliError(`Error: Partition reassignment contains duplicate topic partitions: ${dupParts.join(',')}`);
+  const dupReplicas = plan
+    .map((p) => ({ tp: tpString(p), dups: [...new Set(p.replicas.filter((r, i) => p.replicas.indexOf(r) !== i))] }))
+    .filter((d) => d.dups.length > 0);
+  if (dupReplicas.length > 0) {
+    throw new CliError(`Error: Partition replica lists may not contain duplicate entries: ${dupReplicas.map((d) => `${d.tp} contains multiple entries for ${d.dups.join(',')}`).join('. ')}`);
+  }
+  checkNoLogDirMoves(plan);
+}
+
+/** Replica moves between log dirs (AlterReplicaLogDirs) do not exist here: a plan naming a log dir is refused. */
+function checkNoLogDirMoves(plan: readonly PartitionReassignment[]): void {
+  for (const p of plan) {
+    if (p.logDirs !== undefined && p.logDirs.length !== p.replicas.length) {
+      throw new CliError(`Error: Size of replicas list ${scalaList(p.replicas)} is different from size of log dirs list ${scalaList(p.logDirs)} for partition ${tpString(p)}`);
+    }
+    if (p.logDirs?.some((d) => d !== 'any')) throw new CliError(`Error: moving replicas between log directories is not supported (partition ${tpString(p)} names a log dir other than "any")`);
+  }
+}
+
+function scalaList(values: readonly (number | string)[]): string {
+  return `List(${values.join(', ')})`;
+}
+
+/** Kafka's PartitionReassignmentState: the replicas now, the target, and whether no reassignment is active. */
+export interface PartitionReassignmentState {
+  readonly tp: TopicPartition;
+  readonly currentReplicas: readonly number[];
+  readonly targetReplicas: readonly number[];
+  readonly done: boolean;
+}
+
+function compareTp(a: TopicPartition, b: TopicPartition): number {
+  if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
+  return a.partition - b.partition;
+}
+
+/** Kafka's partitionReassignmentStatesToString. */
+export function renderReassignmentStates(states: readonly PartitionReassignmentState[]): string[] {
+  const lines = ['Status of partition reassignment:'];
+  for (const s of [...states].sort((a, b) => compareTp(a.tp, b.tp))) {
+    if (!s.done) lines.push(`Reassignment of partition ${tpString(s.tp)} is still in progress.`);
+    else if (s.currentReplicas.join(',') === s.targetReplicas.join(',')) lines.push(`Reassignment of partition ${tpString(s.tp)} is complete.`);
+    else lines.push(`There is no active reassignment of partition ${tpString(s.tp)}, but replica set is ${s.currentReplicas.join(',')} rather than ${s.targetReplicas.join(',')}.`);
+  }
+  return lines;
+}
+
+export interface ListedReassignment extends OngoingPartitionReassignment {
+  readonly topic: string;
+}
+
+/** Kafka's curReassignmentsToString (--list). */
+export function renderCurrentReassignments(list: readonly ListedReassignment[]): string[] {
+  if (list.length === 0) return ['No partition reassignments found.'];
+  const lines = ['Current partition reassignments:'];
+  for (const r of [...list].sort((a, b) => compareTp({ topic: a.topic, partition: a.partitionIndex }, { topic: b.topic, partition: b.partitionIndex }))) {
+    const adding = r.addingReplicas.length === 0 ? '' : ` adding: ${r.addingReplicas.join(',')}.`;
+    const removing = r.removingReplicas.length === 0 ? '' : ` removing: ${r.removingReplicas.join(',')}.`;
+    lines.push(`${r.topic}-${r.partitionIndex}: replicas: ${r.replicas.join(',')}.${adding}${removing}`);
+  }
+  return lines;
+}
+
+/** Kafka's currentPartitionReplicaAssignmentToString: the rollback JSON of the partitions the plan moves. */
+export function currentAssignmentLines(current: readonly PartitionReassignment[]): string[] {
+  return ['Current partition replica assignment', '', formatAssignment(current), '', 'Save this to use as the --reassignment-json-file option during rollback'];
+}
+
+/** "s" unless there is exactly one (Kafka's `if (size == 1) "" else "s"`). */
+function plural(n: number): string {
+  return n === 1 ? '' : 's';
+}
+
+/** Kafka's clearAllThrottles lines: the live brokers with the plan's, and the plan's topics. */
+export function clearThrottlesLines(liveBrokers: readonly number[], plan: readonly PartitionReassignment[]): string[] {
+  const brokers = [...new Set([...liveBrokers, ...plan.flatMap((p) => p.replicas)])];
+  const topics = [...new Set(plan.map((p) => p.topic))];
+  return [`Clearing broker-level throttles on broker${plural(brokers.length)} ${brokers.join(',')}`, `Clearing topic-level throttles on topic${plural(topics.length)} ${topics.join(',')}`];
+}
+
+function defaultMessage(code: number): string {
+  return Object.values(ErrorCode).find((e) => e.code === code)?.message ?? 'The server experienced an unexpected error when processing the request.';
+}
+
+/** The partitions' errors as Kafka's tool lists them: `t-0: <exception message>`, in partition order. */
+function errorLines(errors: readonly { tp: TopicPartition; errorCode: number; errorMessage: string | null }[]): string {
+  return [...errors]
+    .sort((a, b) => compareTp(a.tp, b.tp))
+    .map((e) => `${tpString(e.tp)}: ${e.errorMessage ?? defaultMessage(e.errorCode)}`)
+    .join('\n');
+}
+
+/** The AdminClient's calls the tool makes, over kafka-ts's NetworkClient. */
+class ReassignAdmin {
+  constructor(private readonly client: NetworkClient) {}
+
+  /** Controller-bound requests are retried while the controller moves (Kafka's handleNotControllerError). */
+  private async toController<T extends { errorCode: number }>(send: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const response = await send();
+      if (response.errorCode !== ErrorCode.NOT_CONTROLLER.code || attempt >= 5) return response;
+      await this.client.refreshMetadata();
+    }
+  }
+
+  private topLevel(errorCode: number): CliError {
+    return new CliError(`Error: org.apache.kafka.common.errors.${exceptionClassFor(errorCode)}: ${defaultMessage(errorCode)}`);
+  }
+
+  async listReassignments(partitions: readonly TopicPartition[] | null): Promise<ListedReassignment[]> {
+    const topics = partitions === null ? null : groupByTopic(partitions).map(([name, indexes]) => ({ name, partitionIndexes: indexes }));
+    const response = await this.toController(() => this.client.request('controller', ListPartitionReassignmentsApi, { timeoutMs: 30000, topics }));
+    if (response.errorCode !== ErrorCode.NONE.code) throw this.topLevel(response.errorCode);
+    return response.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, ...p })));
+  }
+
+  /** Target replicas per partition, or null to cancel; resolves with the partitions that failed. */
+  async alterReassignments(entries: readonly { tp: TopicPartition; replicas: number[] | null }[]): Promise<{ tp: TopicPartition; errorCode: number; errorMessage: string | null }[]> {
+    const byTopic = new Map<string, { partitionIndex: number; replicas: number[] | null }[]>();
+    for (const e of entries) {
+      let list = byTopic.get(e.tp.topic);
+      if (!list) byTopic.set(e.tp.topic, (list = []));
+      list.push({ partitionIndex: e.tp.partition, replicas: e.replicas });
+    }
+    const topics = [...byTopic].map(([name, partitions]) => ({ name, partitions }));
+    const response = await this.toController(() => this.client.request('controller', AlterPartitionReassignmentsApi, { timeoutMs: 30000, topics }));
+    if (response.errorCode !== ErrorCode.NONE.code) throw this.topLevel(response.errorCode);
+    const errors = response.responses.flatMap((t) => t.partitions.map((p) => ({ tp: { topic: t.name, partition: p.partitionIndex }, errorCode: p.errorCode, errorMessage: p.errorMessage })));
+    return errors.filter((e) => e.errorCode !== ErrorCode.NONE.code);
+  }
+
+  async liveBrokers(): Promise<number[]> {
+    await this.client.refreshMetadata([]);
+    return [...this.client.metadata.brokers.keys()];
+  }
+
+  /**
+   * describeTopics: each topic's partitions and replicas; a topic that does not exist is null (the caller decides
+   * between Kafka's "Topic t not found." and an empty replica set).
+   */
+  async describeTopics(topics: readonly string[]): Promise<Map<string, Map<number, number[]> | null>> {
+    const result = new Map<string, Map<number, number[]> | null>();
+    if (topics.length === 0) return result;
+    await this.client.refreshMetadata([...topics]);
+    for (const topic of topics) {
+      const info = this.client.metadata.topics.get(topic);
+      if (info === undefined || info.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code) result.set(topic, null);
+      else if (info.errorCode !== ErrorCode.NONE.code) throw new CliError(`Error: org.apache.kafka.common.errors.${exceptionClassFor(info.errorCode)}: ${defaultMessage(info.errorCode)}`);
+      else result.set(topic, new Map(info.partitions.map((p) => [p.partition, [...p.replicas]])));
+    }
+    return result;
+  }
+
+  /** Kafka's describeTopics helper of the tool: a missing topic ends it with UnknownTopicOrPartitionException. */
+  async replicaAssignmentFor(topics: readonly string[]): Promise<Map<string, Map<number, number[]>>> {
+    const described = await this.describeTopics(topics);
+    const result = new Map<string, Map<number, number[]>>();
+    for (const [topic, partitions] of described) {
+      if (partitions === null) throw new CliError(`Error: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: Topic ${topic} not found.`);
+      result.set(topic, partitions);
+    }
+    return result;
+  }
+}
+
+function groupByTopic(partitions: readonly TopicPartition[]): [string, number[]][] {
+  const byTopic = new Map<string, number[]>();
+  for (const tp of partitions) {
+    let list = byTopic.get(tp.topic);
+    if (!list) byTopic.set(tp.topic, (list = []));
+    if (!list.includes(tp.partition)) list.push(tp.partition);
+  }
+  return [...byTopic];
+}
+
+function flatten(assignment: Map<string, Map<number, number[]>>): PartitionReassignment[] {
+  return [...assignment].flatMap(([topic, partitions]) => [...partitions].map(([partition, replicas]) => ({ topic, partition, replicas })));
+}
+
+/** --generate: Kafka's assignment of the topics' partitions onto the listed brokers that exist. */
+async function generate(admin: ReassignAdmin, o: ReassignOptions, out: (l: string) => void): Promise<number> {
+  const brokerList = (o.brokerList as string).split(',');
+  if (brokerList.some((b) => !/^-?\d+$/.test(b.trim()))) {
+    const bad = brokerList.find((b) => !/^-?\d+$/.test(b.trim())) ?? '';
+    throw new CliError(`Error: For input string: "${bad}"`);
+  }
+  const brokers = brokerList.map((b) => Number(b.trim()));
+  const dupBrokers = [...new Set(brokers.filter((b, i) => brokers.indexOf(b) !== i))];
+  if (dupBrokers.length > 0) throw new CliError(`Error: Broker list contains duplicate entries: ${dupBrokers.join(',')}`);
+  const json = readJsonFile(o.topicsToMoveJsonFile as string) as { topics?: { topic?: unknown }[]; version?: unknown };
+  if (json.version !== undefined && json.version !== 1) throw new CliError(`Error: Not supported version field value ${String(json.version)}`);
+  const topics = Array.isArray(json.topics) ? json.topics.map((t) => String(t.topic)) : [];
+  const dupTopics = [...new Set(topics.filter((t, i) => topics.indexOf(t) !== i))];
+  if (dupTopics.length > 0) throw new CliError(`Error: List of topics to reassign contains duplicate entries: ${dupTopics.join(',')}`);
+  const current = await admin.replicaAssignmentFor(topics);
+  // Kafka's getBrokerMetadata: only the listed brokers the cluster has.
+  const live = new Set(await admin.liveBrokers());
+  const usable = brokers.filter((b) => live.has(b));
+  const proposed: PartitionReassignment[] = [];
+  for (const [topic, partitions] of current) {
+    const first = [...partitions.values()][0];
+    if (first === undefined) continue;
+    let assignment: Map<number, number[]>;
+    try {
+      assignment = assignReplicasToBrokers(usable, partitions.size, first.length);
+    } catch (err) {
+      throw new CliError(`Error: ${(err as Error).message}`);
+    }
+    for (const [partition, replicas] of assignment) proposed.push({ topic, partition, replicas });
+  }
+  out('Current partition replica assignment');
+  out(formatAssignment(flatten(current)));
+  out('');
+  out('Proposed partition reassignment configuration');
+  out(formatAssignment(proposed));
+  return 0;
+}
+
+/** --execute: AlterPartitionReassignments for the plan, after the rollback JSON. */
+async function execute(admin: ReassignAdmin, o: ReassignOptions, out: (l: string) => void): Promise<number> {
+  const plan = readReassignmentFile(o.reassignmentJsonFile as string);
+  checkExecutePlan(plan);
+  const ongoing = await admin.listReassignments(null);
+  if (o.additional !== true && ongoing.length > 0) throw new CliError(CANNOT_EXECUTE_BECAUSE_OF_EXISTING);
+  const live = new Set(await admin.liveBrokers());
+  const unknown = [...new Set(plan.flatMap((p) => p.replicas))].find((b) => !live.has(b));
+  if (unknown !== undefined) throw new CliError(`Error: Unknown broker id ${unknown}`);
+  const assignment = await admin.replicaAssignmentFor([...new Set(plan.map((p) => p.topic))]);
+  const keys = new Set(plan.map(tpString));
+  const current = flatten(assignment).filter((p) => keys.has(tpString(p)));
+  for (const line of currentAssignmentLines(current)) out(line);
+  const errors = await admin.alterReassignments(plan.map((p) => ({ tp: { topic: p.topic, partition: p.partition }, replicas: p.replicas })));
+  if (errors.length > 0) throw new CliError(`Error reassigning partition(s):\n${errorLines(errors)}`);
+  const started = [...plan].sort(compareTp).map(tpString);
+  out(`Successfully started partition reassignment${plural(plan.length)} for ${started.join(',')}`);
+  return 0;
+}
+
+/** --verify: each planned partition's state; the throttles are cleared once nothing is moving. */
+async function verify(admin: ReassignAdmin, o: ReassignOptions, out: (l: string) => void): Promise<number> {
+  const plan = readReassignmentFile(o.reassignmentJsonFile as string);
+  checkNoLogDirMoves(plan);
+  const ongoing = await admin.listReassignments(null);
+  const byTp = new Map(ongoing.map((r) => [`${r.topic}-${r.partitionIndex}`, r]));
+  const notFound = plan.filter((p) => !byTp.has(tpString(p)));
+  const described = await admin.describeTopics([...new Set(notFound.map((p) => p.topic))]);
+  const states: PartitionReassignmentState[] = plan.map((p) => {
+    const tp = { topic: p.topic, partition: p.partition };
+    const r = byTp.get(tpString(p));
+    if (r !== undefined) return { tp, currentReplicas: r.replicas, targetReplicas: p.replicas, done: false };
+    return { tp, currentReplicas: described.get(p.topic)?.get(p.partition) ?? [], targetReplicas: p.replicas, done: true };
+  });
+  for (const line of renderReassignmentStates(states)) out(line);
+  // Kafka prints the (here always empty) replica log dir moves next: one empty line.
+  out('');
+  if (ongoing.length === 0 && o.preserveThrottles !== true) for (const line of clearThrottlesLines(await admin.liveBrokers(), plan)) out(line);
+  return 0;
+}
+
+/** --cancel: the plan's partitions still being reassigned go back to their original replicas. */
+async function cancel(admin: ReassignAdmin, o: ReassignOptions, out: (l: string) => void): Promise<number> {
+  const plan = readReassignmentFile(o.reassignmentJsonFile as string);
+  checkNoLogDirMoves(plan);
+  const targets = plan.map((p) => ({ topic: p.topic, partition: p.partition }));
+  const active = (await admin.listReassignments(targets)).filter((r) => r.addingReplicas.length > 0 || r.removingReplicas.length > 0);
+  const parts = active.map((r) => ({ topic: r.topic, partition: r.partitionIndex })).sort(compareTp);
+  if (parts.length > 0) {
+    const errors = await admin.alterReassignments(parts.map((tp) => ({ tp, replicas: null })));
+    if (errors.length > 0) throw new CliError(`Error cancelling partition reassignment${plural(errors.length)} for:\n${errorLines(errors)}`);
+    out(`Successfully cancelled partition reassignment${plural(parts.length)} for: ${parts.map(tpString).join(',')}`);
+  } else {
+    out('None of the specified partition reassignments are active.');
+  }
+  out('None of the specified partition moves are active.');
+  if (o.preserveThrottles !== true) for (const line of clearThrottlesLines(await admin.liveBrokers(), plan)) out(line);
+  return 0;
+}
+
+/**
+ * Kafka 2.8's ReassignPartitionsCommand over --bootstrap-server (KIP-455): --generate, --execute, --verify,
+ * --cancel and --list through Metadata, ListPartitionReassignments and AlterPartitionReassignments (the last two
+ * to the controller). Replication throttles do not exist in kafka-ts, so nothing is ever throttled: the "Clearing
+ * ... throttles" lines of --verify and --cancel report what Kafka's tool does, which here has nothing to remove.
+ */
+export async function runReassignPartitions(o: ReassignOptions, action: Action, out: (line: string) => void): Promise<number> {
+  if (o.zookeeper !== undefined) {
+    out('Warning: ignoring deprecated --zookeeper option because --bootstrap-server was specified.  The --zookeeper option will be removed in a future version of Kafka.');
+  }
+  const client = new NetworkClient(adminClientOptions(o.bootstrapServer as string, o.commandConfig, '--command-config', { clientId: 'reassign-partitions-tool' }));
+  const admin = new ReassignAdmin(client);
+  try {
+    switch (action) {
+      case 'generate':
+        return await generate(admin, o, out);
+      case 'execute':
+        return await execute(admin, o, out);
+      case 'verify':
+        return await verify(admin, o, out);
+      case 'cancel':
+        return await cancel(admin, o, out);
+      case 'list':
+        for (const line of renderCurrentReassignments(await admin.listReassignments(null))) out(line);
+        return 0;
+    }
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`Error: ${(err as Error).message}`);
+  } finally {
+    client.close();
+  }
+}
