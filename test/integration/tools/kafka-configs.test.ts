@@ -128,7 +128,7 @@ describe('AlterConfigs, IncrementalAlterConfigs and kafka-configs on 3 brokers',
       [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'topics', '--entity-name', 'nope', '--describe'], 'org.apache.kafka.common.errors.UnknownTopicOrPartitionException: Topic nope does not exist.'],
       [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'topics', '--entity-name', TOPIC, '--alter', '--delete-config', 'segment.ms'], 'Invalid config(s): segment.ms'],
       [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'brokers', '--entity-name', '1', '--alter', '--add-config', 'log.cleaner.threads=2'], 'org.apache.kafka.common.errors.InvalidConfigurationException: Dynamic broker configs are not supported by this broker; refused: log.cleaner.threads'],
-      [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'clients', '--entity-name', 'c', '--describe'], 'org.apache.kafka.common.errors.UnsupportedVersionException: The broker does not support DESCRIBE_CLIENT_QUOTAS'],
+      [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'clients', '--entity-name', 'c', '--alter', '--add-config', 'request_percentage=50'], 'org.apache.kafka.common.errors.InvalidRequestException: Client quotas other than producer_byte_rate and consumer_byte_rate are not supported by this broker; refused: request_percentage'],
       [['--zookeeper', cluster.zkConnect, '--entity-type', 'topics', '--entity-name', TOPIC, '--alter', '--add-config', 'retention.ms'], 'Invalid entity config: all configs to be added must be in the format "key=val".'],
       [['--zookeeper', cluster.zkConnect, '--entity-type', 'topics', '--describe', '--alter'], 'Command must include exactly one action: --describe, --alter'],
     ];
