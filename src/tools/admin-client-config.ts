@@ -74,6 +74,8 @@ const EXCEPTION_CLASS: Readonly<Record<string, string>> = {
   CORRUPT_MESSAGE: 'CorruptRecordException',
   NETWORK_EXCEPTION: 'NetworkException',
   CLUSTER_AUTHORIZATION_FAILED: 'ClusterAuthorizationException',
+  TOPIC_AUTHORIZATION_FAILED: 'TopicAuthorizationException',
+  INVALID_CONFIG: 'InvalidConfigurationException',
 };
 
 export function javaExceptionName(errorName: string): string {

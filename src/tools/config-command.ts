@@ -14,6 +14,7 @@ import { desanitize, sanitize } from '../zk/sanitizer';
 import { AlterClientQuotasApi } from '../protocol/apis/alter-client-quotas';
 import { ClientQuotaMatchType, DescribeClientQuotasApi, DescribeClientQuotasEntry } from '../protocol/apis/describe-client-quotas';
 import { CliError } from './cli';
+import { javaExceptionName } from './admin-client-config';
 import { javaDouble, javaHashMapOrder, javaStringHash } from './java-rendering';
 
 export interface ConfigCommandOptions {
@@ -50,22 +51,12 @@ export class ConfigCommandError extends Error {
   }
 }
 
-const EXCEPTION_CLASSES: Readonly<Record<string, string>> = {
-  INVALID_CONFIG: 'org.apache.kafka.common.errors.InvalidConfigurationException',
-  INVALID_REQUEST: 'org.apache.kafka.common.errors.InvalidRequestException',
-  UNKNOWN_TOPIC_OR_PARTITION: 'org.apache.kafka.common.errors.UnknownTopicOrPartitionException',
-  INVALID_TOPIC_EXCEPTION: 'org.apache.kafka.common.errors.InvalidTopicException',
-  UNSUPPORTED_VERSION: 'org.apache.kafka.common.errors.UnsupportedVersionException',
-  POLICY_VIOLATION: 'org.apache.kafka.common.errors.PolicyViolationException',
-  CLUSTER_AUTHORIZATION_FAILED: 'org.apache.kafka.common.errors.ClusterAuthorizationException',
-  TOPIC_AUTHORIZATION_FAILED: 'org.apache.kafka.common.errors.TopicAuthorizationException',
-};
 
 /** The exception a response's error code stands for, as the Java AdminClient raises it. */
 export function errorFromCode(code: number, message: string | null): ConfigCommandError {
   const name = errorNameOf(code) ?? 'UNKNOWN_SERVER_ERROR';
   const text = message ?? (ErrorCode as Record<string, { message: string }>)[name]?.message ?? `Unknown error code ${code}`;
-  return new ConfigCommandError(EXCEPTION_CLASSES[name] ?? 'org.apache.kafka.common.errors.UnknownServerException', text);
+  return new ConfigCommandError(javaExceptionName(name), text);
 }
 
 /** Java's String.split(regex): trailing empty strings are dropped. */
@@ -193,7 +184,7 @@ const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'];
 
 function wrapConfigException(err: unknown): never {
   if (err instanceof ConfigException) throw new ConfigCommandError('org.apache.kafka.common.config.ConfigException', err.message);
-  if (err instanceof KafkaError) throw new ConfigCommandError(EXCEPTION_CLASSES[err.errorName] ?? 'org.apache.kafka.common.errors.UnknownServerException', err.message);
+  if (err instanceof KafkaError) throw new ConfigCommandError(javaExceptionName(err.errorName), err.message);
   throw err;
 }
 
@@ -371,7 +362,7 @@ export class KafkaConfigCommand {
       try {
         responses = (await this.client.request(target, IncrementalAlterConfigsApi, { resources: [{ resourceType, resourceName: name, configs }], validateOnly: false })).responses;
       } catch (err) {
-        if (err instanceof KafkaError && err.errorName === 'UNSUPPORTED_VERSION') throw new ConfigCommandError(EXCEPTION_CLASSES['UNSUPPORTED_VERSION'] as string, 'The broker does not support INCREMENTAL_ALTER_CONFIGS');
+        if (err instanceof KafkaError && err.errorName === 'UNSUPPORTED_VERSION') throw new ConfigCommandError(javaExceptionName('UNSUPPORTED_VERSION'), 'The broker does not support INCREMENTAL_ALTER_CONFIGS');
         throw err;
       }
     }
@@ -452,7 +443,7 @@ export class ClientQuotaCommand {
     try {
       r = await this.client.request('any', DescribeClientQuotasApi, { components: [component], strict: true });
     } catch (err) {
-      if (err instanceof KafkaError && err.errorName === 'UNSUPPORTED_VERSION') throw new ConfigCommandError(EXCEPTION_CLASSES['UNSUPPORTED_VERSION'] as string, 'The broker does not support DESCRIBE_CLIENT_QUOTAS');
+      if (err instanceof KafkaError && err.errorName === 'UNSUPPORTED_VERSION') throw new ConfigCommandError(javaExceptionName('UNSUPPORTED_VERSION'), 'The broker does not support DESCRIBE_CLIENT_QUOTAS');
       throw err;
     }
     if (r.errorCode !== ErrorCode.NONE.code) throw errorFromCode(r.errorCode, r.errorMessage);
@@ -503,7 +494,7 @@ export class ClientQuotaCommand {
     try {
       r = await this.client.request('any', AlterClientQuotasApi, { entries: [{ entity, ops }], validateOnly: false });
     } catch (err) {
-      if (err instanceof KafkaError && err.errorName === 'UNSUPPORTED_VERSION') throw new ConfigCommandError(EXCEPTION_CLASSES['UNSUPPORTED_VERSION'] as string, 'The broker does not support ALTER_CLIENT_QUOTAS');
+      if (err instanceof KafkaError && err.errorName === 'UNSUPPORTED_VERSION') throw new ConfigCommandError(javaExceptionName('UNSUPPORTED_VERSION'), 'The broker does not support ALTER_CLIENT_QUOTAS');
       throw err;
     }
     const e = r.entries[0];

@@ -1,4 +1,4 @@
-import { errorNameOf } from '../common/error-codes';
+import { ErrorCode, errorNameOf } from '../common/error-codes';
 import { javaExceptionName } from './admin-client-config';
 
 /*
@@ -37,6 +37,11 @@ export function scalaHashMapOrder<T>(items: readonly T[], hashOf: (item: T) => n
 /** The fully qualified exception class Kafka's clients raise for `code` (UnknownServerException if unknown). */
 export function exceptionClassFor(code: number): string {
   return javaExceptionName(errorNameOf(code) ?? 'UNKNOWN_SERVER_ERROR');
+}
+
+/** Errors.java's default message for `code` (UNKNOWN_SERVER_ERROR's for a code it does not know). */
+export function defaultErrorMessage(code: number): string {
+  return ErrorCode[errorNameOf(code) ?? 'UNKNOWN_SERVER_ERROR'].message;
 }
 
 /**

@@ -6,7 +6,7 @@ import { ElectionType, ElectLeadersApi, ElectLeadersResponse } from '../protocol
 import { adminClientOptions } from './admin-client-config';
 import { CliError } from './cli';
 import { ErrorCode } from '../common/error-codes';
-import { exceptionClassFor, scalaHashMapOrder, topicPartitionHash } from './java-rendering';
+import { defaultErrorMessage, exceptionClassFor, scalaHashMapOrder, topicPartitionHash } from './java-rendering';
 
 export interface LeaderElectionOptions {
   bootstrapServer?: string;
@@ -102,7 +102,7 @@ export function renderElectionResults(electionType: string, response: ElectLeade
       const tp = { topic: t.topic, partition: p.partitionId };
       if (p.errorCode === ErrorCode.NONE.code) succeeded.push(tp);
       else if (p.errorCode === ErrorCode.ELECTION_NOT_NEEDED.code) noop.push(tp);
-      else failed.push({ tp, error: `${exceptionClassFor(p.errorCode)}: ${p.errorMessage ?? defaultMessage(p.errorCode)}` });
+      else failed.push({ tp, error: `${exceptionClassFor(p.errorCode)}: ${p.errorMessage ?? defaultErrorMessage(p.errorCode)}` });
     }
   }
   const order = <T>(items: readonly T[], tpOf: (item: T) => TopicPartition): T[] => scalaHashMapOrder(items, (i) => topicPartitionHash(tpOf(i).topic, tpOf(i).partition));
@@ -111,10 +111,6 @@ export function renderElectionResults(electionType: string, response: ElectLeade
   if (noop.length > 0) lines.push(`Valid replica already elected for partitions ${order(noop, (x) => x).map(tpString).join(', ')}`);
   for (const f of order(failed, (x) => x.tp)) lines.push(`Error completing leader election (${electionType}) for partition: ${tpString(f.tp)}: ${f.error}`);
   return { lines, failure: failed.length > 0 ? uncaught(ADMIN_COMMAND_FAILED, `${failed.length} replica(s) could not be elected`) : undefined };
-}
-
-function defaultMessage(code: number): string {
-  return Object.values(ErrorCode).find((e) => e.code === code)?.message ?? 'The server experienced an unexpected error when processing the request.';
 }
 
 /** The tool's overall timeout (LeaderElectionCommand.run's 30 seconds): the request's timeoutMs. */
@@ -147,7 +143,7 @@ export async function runLeaderElection(o: LeaderElectionOptions, out: (line: st
         out('Not authorized to perform leader election');
         throw uncaught(ADMIN_COMMAND_FAILED, 'Not authorized to perform leader election');
       }
-      throw uncaught('java.util.concurrent.ExecutionException', `${exceptionClassFor(response.errorCode)}: ${defaultMessage(response.errorCode)}`);
+      throw uncaught('java.util.concurrent.ExecutionException', `${exceptionClassFor(response.errorCode)}: ${defaultErrorMessage(response.errorCode)}`);
     }
     const { lines, failure } = renderElectionResults(electionType, response);
     for (const line of lines) out(line);

@@ -7,7 +7,7 @@ import { ListPartitionReassignmentsApi, OngoingPartitionReassignment } from '../
 import { PartitionReassignment } from '../zk/znodes/admin-znodes';
 import { adminClientOptions } from './admin-client-config';
 import { CliError } from './cli';
-import { exceptionClassFor } from './java-rendering';
+import { defaultErrorMessage, exceptionClassFor } from './java-rendering';
 import { formatAssignment, readJsonFile, readReassignmentFile } from './reassign-partitions';
 
 /** The options of Kafka 2.8's ReassignPartitionsCommand, as parsed. */
@@ -200,15 +200,11 @@ export function clearThrottlesLines(liveBrokers: readonly number[], plan: readon
   return [`Clearing broker-level throttles on broker${plural(brokers.length)} ${brokers.join(',')}`, `Clearing topic-level throttles on topic${plural(topics.length)} ${topics.join(',')}`];
 }
 
-function defaultMessage(code: number): string {
-  return Object.values(ErrorCode).find((e) => e.code === code)?.message ?? 'The server experienced an unexpected error when processing the request.';
-}
-
 /** The partitions' errors as Kafka's tool lists them: `t-0: <exception message>`, in partition order. */
 function errorLines(errors: readonly { tp: TopicPartition; errorCode: number; errorMessage: string | null }[]): string {
   return [...errors]
     .sort((a, b) => compareTp(a.tp, b.tp))
-    .map((e) => `${tpString(e.tp)}: ${e.errorMessage ?? defaultMessage(e.errorCode)}`)
+    .map((e) => `${tpString(e.tp)}: ${e.errorMessage ?? defaultErrorMessage(e.errorCode)}`)
     .join('\n');
 }
 
@@ -226,7 +222,7 @@ class ReassignAdmin {
   }
 
   private topLevel(errorCode: number): CliError {
-    return new CliError(`Error: org.apache.kafka.common.errors.${exceptionClassFor(errorCode)}: ${defaultMessage(errorCode)}`);
+    return new CliError(`Error: ${exceptionClassFor(errorCode)}: ${defaultErrorMessage(errorCode)}`);
   }
 
   async listReassignments(partitions: readonly TopicPartition[] | null): Promise<ListedReassignment[]> {
@@ -267,7 +263,7 @@ class ReassignAdmin {
     for (const topic of topics) {
       const info = this.client.metadata.topics.get(topic);
       if (info === undefined || info.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code) result.set(topic, null);
-      else if (info.errorCode !== ErrorCode.NONE.code) throw new CliError(`Error: org.apache.kafka.common.errors.${exceptionClassFor(info.errorCode)}: ${defaultMessage(info.errorCode)}`);
+      else if (info.errorCode !== ErrorCode.NONE.code) throw new CliError(`Error: ${exceptionClassFor(info.errorCode)}: ${defaultErrorMessage(info.errorCode)}`);
       else result.set(topic, new Map(info.partitions.map((p) => [p.partition, [...p.replicas]])));
     }
     return result;

@@ -99,11 +99,14 @@ function updateFollower(ctx: HandlerContext, replicaId: number, s: Slot): void {
   if (s.currentLeaderEpoch >= 0 && s.currentLeaderEpoch !== partition.leaderEpoch) return;
   // Beyond our log end the follower's log diverges (it will truncate after OFFSET_OUT_OF_RANGE): not in sync.
   if (s.fetchOffset > partition.logEndOffset) return;
+  // Only this follower's log start offset can move the low watermark here: the walk over the followers is done
+  // only when it changed (rarely: after a DeleteRecords), not on every fetch of every partition.
+  const startMoved = partition.followers.get(replicaId)?.logStartOffset !== s.logStartOffset;
   const isAlive = (id: number): boolean => ctx.metadataCache.isBrokerAlive(id);
-  const lowBefore = partition.lowWatermarkIfLeader(isAlive);
+  const lowBefore = startMoved ? partition.lowWatermarkIfLeader(isAlive) : 0;
   const hwMoved = partition.updateFollowerFetchState(replicaId, s.fetchOffset, s.logStartOffset);
   // A moved high watermark completes acks=-1 produces and fetches; a moved low watermark, DeleteRecords.
-  if (hwMoved || partition.lowWatermarkIfLeader(isAlive) !== lowBefore) ctx.replicaManager.watchers.notify(s.tp);
+  if (hwMoved || (startMoved && partition.lowWatermarkIfLeader(isAlive) !== lowBefore)) ctx.replicaManager.watchers.notify(s.tp);
 }
 
 /** KIP-320: a replica that knows another leader epoch than ours is fenced (older) or must wait (newer). */
