@@ -233,13 +233,22 @@ export class ReplicaManager {
 
   /** The partition if this broker leads it, else the error a client gets (Kafka's getPartitionOrException). */
   leaderPartition(tp: TopicPartition): Partition {
+    return this.localPartition(tp, true);
+  }
+
+  /**
+   * The partition if this broker holds a replica of it (its leader, when `fetchOnlyFromLeader`), else the error a
+   * client gets: Kafka's localLogWithEpochOrException, which lets a consumer with client metadata (Fetch v11+)
+   * read a follower, up to the follower's high watermark.
+   */
+  localPartition(tp: TopicPartition, fetchOnlyFromLeader: boolean): Partition {
     const p = this.partitions.get(tpString(tp));
     if (p === undefined || p.log === undefined) {
       if (this.o.metadataCache.partitionState(tp) !== undefined) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
       throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION');
     }
     if (p.log.isOffline) throw new KafkaError('KAFKA_STORAGE_ERROR');
-    if (!p.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Leader not local for partition ${tpString(tp)} on broker ${this.o.brokerId}`);
+    if (fetchOnlyFromLeader && !p.isLeader) throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Leader not local for partition ${tpString(tp)} on broker ${this.o.brokerId}`);
     return p;
   }
 

@@ -160,23 +160,23 @@ export class Producer {
   /**
    * The allocation-free form of send (Kafka's send with a Callback): the callback runs when the record is
    * acknowledged or fails. Records given before a topic's metadata is known wait in one chain, so every record
-   * is appended in the order of the calls.
+   * is appended in the order of the calls. `timestamp` is the record's create time (ProducerRecord's), now if absent.
    */
-  sendWithCallback(topic: string, key: Buffer | null, value: Buffer | null, callback?: SendCallback, cookie = 0, partition?: number): void {
+  sendWithCallback(topic: string, key: Buffer | null, value: Buffer | null, callback?: SendCallback, cookie = 0, partition?: number, timestamp?: number): void {
     if (this.closed) {
       callback?.(new Error('Cannot send after the producer is closed.'), topic, -1, -1, cookie);
       return;
     }
     const info = this.client.metadata.topics.get(topic);
     if (this.waitingForMetadata === 0 && info !== undefined && info.errorCode === ErrorCode.NONE.code && info.partitions.length > 0) {
-      this.append(topic, key, value, partition ?? this.partitioner.partition(key, info.partitions.length), callback, cookie);
+      this.append(topic, key, value, partition ?? this.partitioner.partition(key, info.partitions.length), callback, cookie, timestamp);
       return;
     }
     this.waitingForMetadata++;
     this.metadataWaits.run(() => this.partitionsFor(topic)).then(
       (count) => {
         this.waitingForMetadata--;
-        this.append(topic, key, value, partition ?? this.partitioner.partition(key, count), callback, cookie);
+        this.append(topic, key, value, partition ?? this.partitioner.partition(key, count), callback, cookie, timestamp);
       },
       (err: unknown) => {
         this.waitingForMetadata--;
@@ -192,7 +192,7 @@ export class Producer {
     return (keys[p] ??= tpKey(topic, p));
   }
 
-  private append(topic: string, key: Buffer | null, value: Buffer | null, p: number, callback: SendCallback | undefined, cookie: number): void {
+  private append(topic: string, key: Buffer | null, value: Buffer | null, p: number, callback: SendCallback | undefined, cookie: number, timestamp?: number): void {
     const tp = this.partitionKey(topic, p);
     let batch = this.open.get(tp);
     if (batch === undefined) {
@@ -205,7 +205,7 @@ export class Producer {
     }
     batch.callbacks.push(callback);
     batch.cookies.push(cookie);
-    batch.builder.append({ key, value, timestamp: this.clock.nowMs() });
+    batch.builder.append({ key, value, timestamp: timestamp ?? this.clock.nowMs() });
     if (batch.builder.estimatedSizeInBytes() >= this.o.batchSize) this.seal(tp);
     else this.scheduleLinger();
   }

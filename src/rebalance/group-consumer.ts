@@ -17,6 +17,29 @@ import { SyncGroupApi } from '../protocol/apis/sync-group';
 import { decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from './consumer-protocol';
 import { rangeAssign } from './range-assignor';
 
+/**
+ * Kafka's (consumer protocol) RoundRobinAssignor: every partition of the subscribed topics, ordered by topic and
+ * partition, dealt in turn to the members sorted by id, skipping members not subscribed to its topic. Keys are
+ * `<memberId>-0`, as rangeAssign's.
+ */
+function roundRobinAssign(subscriptions: ReadonlyMap<string, ReadonlyMap<string, number>>, partitions: ReadonlyMap<string, readonly number[]>): Map<string, TopicPartition[]> {
+  const members = [...subscriptions.keys()].sort();
+  const result = new Map<string, TopicPartition[]>(members.map((m) => [`${m}-0`, []]));
+  const all = [...partitions.keys()].sort().flatMap((topic) => [...(partitions.get(topic) ?? [])].sort((a, b) => a - b).map((partition) => ({ topic, partition })));
+  let next = 0;
+  for (const tp of all) {
+    for (let tried = 0; tried < members.length; tried++) {
+      const member = members[next % members.length] as string;
+      next++;
+      if (subscriptions.get(member)?.has(tp.topic)) {
+        result.get(`${member}-0`)?.push(tp);
+        break;
+      }
+    }
+  }
+  return result;
+}
+
 export interface GroupConsumerConfig {
   groupId: string;
   /** A topic list, or a regex over the cluster's topics (internal topics excluded). */
@@ -28,6 +51,17 @@ export interface GroupConsumerConfig {
   autoOffsetReset?: 'earliest' | 'latest';
   enableAutoCommit?: boolean;
   autoCommitIntervalMs?: number;
+  /** group.instance.id: a static member (KIP-345), which sends no LeaveGroup on close. */
+  groupInstanceId?: string | null;
+  /** The consumer protocol's assignor: Kafka's RangeAssignor ("range") or RoundRobinAssignor ("roundrobin"). */
+  assignor?: 'range' | 'roundrobin';
+  /** Kafka's ConsumerRebalanceListener (the eager protocol: everything is revoked before each join). */
+  listener?: RebalanceListener;
+}
+
+export interface RebalanceListener {
+  onPartitionsRevoked(partitions: TopicPartition[]): void;
+  onPartitionsAssigned(partitions: TopicPartition[]): void;
 }
 
 const COORDINATOR_ERRORS = new Set([ErrorCode.NOT_COORDINATOR.code, ErrorCode.COORDINATOR_NOT_AVAILABLE.code, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code]);
@@ -40,7 +74,7 @@ const REJOIN_ERRORS = new Set([ErrorCode.REBALANCE_IN_PROGRESS.code, ErrorCode.I
  * leaders, commits offsets with its generation, and leaves the group on close.
  */
 export class GroupConsumer {
-  private readonly cfg: Required<Omit<GroupConsumerConfig, 'topics' | 'pattern'>> & Pick<GroupConsumerConfig, 'topics' | 'pattern'>;
+  private readonly cfg: Required<Omit<GroupConsumerConfig, 'topics' | 'pattern' | 'listener'>> & Pick<GroupConsumerConfig, 'topics' | 'pattern' | 'listener'>;
   private readonly log: Logger;
   private coordinator: number | undefined;
   private memberId = '';
@@ -74,6 +108,9 @@ export class GroupConsumer {
       autoOffsetReset: config.autoOffsetReset ?? 'latest',
       enableAutoCommit: config.enableAutoCommit ?? true,
       autoCommitIntervalMs: config.autoCommitIntervalMs ?? 5000,
+      groupInstanceId: config.groupInstanceId ?? null,
+      assignor: config.assignor ?? 'range',
+      listener: config.listener,
     };
     this.log = getLogger('org.apache.kafka.clients.consumer.internals.ConsumerCoordinator', `[Consumer groupId=${config.groupId}] `);
   }
@@ -107,6 +144,8 @@ export class GroupConsumer {
   /** JoinGroup then SyncGroup until a generation is reached (Kafka's ensureActiveGroup). */
   private async join(): Promise<void> {
     this.joining = true;
+    // Kafka's onJoinPrepare under the eager protocol: the whole assignment is revoked, even an empty one.
+    this.cfg.listener?.onPartitionsRevoked([...this.assigned]);
     try {
       for (;;) {
         if (this.closed) return;
@@ -120,9 +159,9 @@ export class GroupConsumer {
             sessionTimeoutMs: this.cfg.sessionTimeoutMs,
             rebalanceTimeoutMs: this.cfg.rebalanceTimeoutMs,
             memberId: this.memberId,
-            groupInstanceId: null,
+            groupInstanceId: this.cfg.groupInstanceId,
             protocolType: 'consumer',
-            protocols: [{ name: 'range', metadata: encodeSubscription(topics) }],
+            protocols: [{ name: this.cfg.assignor, metadata: encodeSubscription(topics) }],
           },
           { timeoutMs: this.cfg.rebalanceTimeoutMs + 5000 },
         );
@@ -137,7 +176,7 @@ export class GroupConsumer {
           groupId: this.cfg.groupId,
           generationId: this.generationId,
           memberId: this.memberId,
-          groupInstanceId: null,
+          groupInstanceId: this.cfg.groupInstanceId,
           // SyncGroup v5: the coordinator checks these against the generation it answered.
           protocolType: joined.protocolType,
           protocolName: joined.protocolName,
@@ -151,6 +190,7 @@ export class GroupConsumer {
         await this.install(partitions);
         this.needsJoin = false;
         this.log.info(`Successfully joined group with generation ${this.generationId}; assigned partitions: ${partitions.map(tpString).join(', ')}`);
+        this.cfg.listener?.onPartitionsAssigned([...partitions]);
         return;
       }
     } finally {
@@ -174,7 +214,7 @@ export class GroupConsumer {
     const topics = [...new Set([...subscriptions.values()].flatMap((s) => [...s.keys()]))];
     await this.client.refreshMetadata(topics);
     const partitions = new Map(topics.map((t) => [t, (this.client.metadata.topics.get(t)?.partitions ?? []).map((p) => p.partition)]));
-    const byThread = rangeAssign(subscriptions, partitions);
+    const byThread = this.cfg.assignor === 'roundrobin' ? roundRobinAssign(subscriptions, partitions) : rangeAssign(subscriptions, partitions);
     return members.map((m) => {
       const tps = byThread.get(`${m.memberId}-0`) ?? [];
       const byTopic = new Map<string, number[]>();
@@ -212,7 +252,7 @@ export class GroupConsumer {
   private async heartbeat(): Promise<void> {
     if (this.joining || this.needsJoin || this.closed || this.coordinator === undefined) return;
     try {
-      const r = await this.client.request(this.coordinator, HeartbeatApi, { groupId: this.cfg.groupId, generationId: this.generationId, memberId: this.memberId, groupInstanceId: null });
+      const r = await this.client.request(this.coordinator, HeartbeatApi, { groupId: this.cfg.groupId, generationId: this.generationId, memberId: this.memberId, groupInstanceId: this.cfg.groupInstanceId });
       if (r.errorCode === ErrorCode.NONE.code) return;
       this.log.info(`Heartbeat answered ${errorName(r.errorCode)}: rejoining`);
       if (COORDINATOR_ERRORS.has(r.errorCode)) this.coordinator = undefined;
@@ -243,13 +283,17 @@ export class GroupConsumer {
     return out;
   }
 
-  /** Commits the consumed position of every assigned partition with this member's generation. */
-  async commit(): Promise<void> {
+  /**
+   * Commits the consumed position of every assigned partition with this member's generation, or the given
+   * offsets (Kafka's commitSync(offsets)).
+   */
+  async commit(offsets?: ReadonlyMap<string, { tp: TopicPartition; offset: number }>): Promise<void> {
     this.lastCommitMs = this.clock.nowMs();
-    if (this.coordinator === undefined || this.assigned.length === 0) return;
+    if (this.coordinator === undefined || (offsets === undefined && this.assigned.length === 0)) return;
+    if (offsets !== undefined && offsets.size === 0) return;
     const topics = new Map<string, { partitionIndex: number; committedOffset: number; committedLeaderEpoch: number; commitTimestamp: number; committedMetadata: string }[]>();
-    for (const tp of this.assigned) {
-      const offset = this.consumed.get(tpString(tp));
+    for (const tp of offsets === undefined ? this.assigned : [...offsets.values()].map((o) => o.tp)) {
+      const offset = offsets === undefined ? this.consumed.get(tpString(tp)) : offsets.get(tpString(tp))?.offset;
       if (offset === undefined) continue;
       topics.set(tp.topic, [...(topics.get(tp.topic) ?? []), { partitionIndex: tp.partition, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: '' }]);
     }
@@ -257,7 +301,7 @@ export class GroupConsumer {
       groupId: this.cfg.groupId,
       generationId: this.generationId,
       memberId: this.memberId,
-      groupInstanceId: null,
+      groupInstanceId: this.cfg.groupInstanceId,
       retentionTimeMs: -1,
       topics: [...topics].map(([name, partitions]) => ({ name, partitions })),
     });
@@ -275,7 +319,8 @@ export class GroupConsumer {
     await this.scheduler.shutdown();
     if (this.cfg.enableAutoCommit && !this.needsJoin) await this.commit().catch((err: unknown) => this.log.warn('Offset commit on close failed', err));
     this.closed = true;
-    if (this.coordinator !== undefined && this.memberId !== '') {
+    // A static member leaves by session expiry only (Kafka's consumers send no LeaveGroup for one).
+    if (this.coordinator !== undefined && this.memberId !== '' && this.cfg.groupInstanceId === null) {
       await this.client
         .request(this.coordinator, LeaveGroupApi, { groupId: this.cfg.groupId, memberId: this.memberId, members: [{ memberId: this.memberId, groupInstanceId: null }] })
         .catch(() => undefined);

@@ -54,7 +54,7 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
     if (bytes < minBytes && !hasError && request.maxWaitMs > 0) {
       // Parked: let go of what was read; only offsets are held while waiting.
       for (const s of slots) s.response.recordSet = EMPTY;
-      const satisfied = (): boolean => availableBytes(ctx, slots, isFollower, minBytes) >= minBytes;
+      const satisfied = (): boolean => availableBytes(ctx, slots, isFollower, minBytes, version) >= minBytes;
       await ctx.replicaManager.watchers.waitUntil(satisfied, slots.map((s) => s.tp), request.maxWaitMs);
       bytes = readAll(ctx, slots, maxBytes, version, isFollower);
     }
@@ -109,6 +109,14 @@ function updateFollower(ctx: HandlerContext, replicaId: number, s: Slot): void {
   if (hwMoved || (startMoved && partition.lowWatermarkIfLeader(isAlive) !== lowBefore)) ctx.replicaManager.watchers.notify(s.tp);
 }
 
+/**
+ * Kafka 2.8's ReplicaManager.fetchMessages: followers, and consumers without client metadata (Fetch below v11),
+ * read the leader only; a v11+ consumer may read any replica (KIP-392), as ReplicaVerificationTool does.
+ */
+function fetchOnlyFromLeader(isFollower: boolean, version: number): boolean {
+  return isFollower || version < 11;
+}
+
 /** KIP-320: a replica that knows another leader epoch than ours is fenced (older) or must wait (newer). */
 function checkLeaderEpoch(currentLeaderEpoch: number, leaderEpoch: number): void {
   if (currentLeaderEpoch < 0) return;
@@ -120,11 +128,11 @@ function checkLeaderEpoch(currentLeaderEpoch: number, leaderEpoch: number): void
  * What a parked fetch may answer with now, from log positions only (Kafka's DelayedFetch.tryComplete): a
  * partition that errors (no longer led here, fenced, out of range) completes it too, so it counts as enough.
  */
-function availableBytes(ctx: HandlerContext, slots: readonly Slot[], isFollower: boolean, needed: number): number {
+function availableBytes(ctx: HandlerContext, slots: readonly Slot[], isFollower: boolean, needed: number, version: number): number {
   let total = 0;
   for (const s of slots) {
     try {
-      const partition = ctx.replicaManager.leaderPartition(s.tp);
+      const partition = ctx.replicaManager.localPartition(s.tp, fetchOnlyFromLeader(isFollower, version));
       checkLeaderEpoch(s.currentLeaderEpoch, partition.leaderEpoch);
       const logRef = partition.log as NonNullable<typeof partition.log>;
       const end = isFollower ? logRef.logEndOffset : partition.highWatermark;
@@ -174,7 +182,7 @@ function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: 
   for (const s of slots) {
     s.response = emptyResponse(s.tp.partition);
     try {
-      const partition = ctx.replicaManager.leaderPartition(s.tp);
+      const partition = ctx.replicaManager.localPartition(s.tp, fetchOnlyFromLeader(isFollower, version));
       checkLeaderEpoch(s.currentLeaderEpoch, partition.leaderEpoch);
       const logRef = partition.log as NonNullable<typeof partition.log>;
       const hw = partition.highWatermark;
