@@ -11,6 +11,7 @@ import { desanitize } from '../zk/sanitizer';
 import { readTopicOverrides } from '../zk/admin-zk';
 import { topicNameError } from '../common/topic';
 import { ClientQuotaManager, DEFAULT_ENTITY_NAME } from './client-quota-manager';
+import { DynamicBrokerConfig } from '../common/config/dynamic-broker-config';
 
 const CHANGE_EXPIRATION_MS = 15 * 60 * 1000;
 
@@ -20,11 +21,18 @@ export interface ClientQuotaManagers {
   readonly fetch: ClientQuotaManager;
 }
 
+/** This broker's id and dynamic configuration, which `/config/brokers/<default>` and `/config/brokers/<id>` update. */
+export interface BrokerDynamicConfig {
+  readonly brokerId: number;
+  readonly config: DynamicBrokerConfig;
+}
+
 /**
  * Applies config changes at run time (Kafka's DynamicConfigManager with its ZkNodeChangeNotificationListener):
  * every broker watches /config/changes, processes notifications newer than the last one it handled, re-reads the
  * entity's config and applies it: a topic's LogConfig to its logs, a client id's byte rates (or `<default>`'s) to
- * the quota managers. Client configs present at start-up are applied then. Notifications older than 15 minutes
+ * the quota managers, `brokers/<default>` or `brokers/<this id>` to the DynamicBrokerConfig (whose new log
+ * defaults every log without its own override then takes). Client configs present at start-up are applied then. Notifications older than 15 minutes
  * are purged.
  */
 export class DynamicConfigManager {
@@ -40,7 +48,32 @@ export class DynamicConfigManager {
     private readonly brokerDefaults: LogConfigDefaults,
     private readonly quotas: ClientQuotaManagers | undefined = undefined,
     private readonly clock: Clock = SYSTEM_CLOCK,
-  ) {}
+    private readonly broker: BrokerDynamicConfig | undefined = undefined,
+  ) {
+    broker?.config.onChange(() => {
+      this.notifications.run(() => this.applyLogDefaults()).catch((err: unknown) => this.log.error('Error applying new broker log defaults', err));
+    });
+  }
+
+  /**
+   * DynamicBrokerConfig.initialize: reads `/config/brokers/<default>` then `/config/brokers/<id>` before the log
+   * manager starts, so logs open with the dynamic defaults. An unusable stored set is logged and skipped.
+   */
+  static async loadBrokerConfigs(zk: ZkClient, broker: BrokerDynamicConfig): Promise<void> {
+    const log = getLogger('kafka.server.DynamicBrokerConfig');
+    for (const name of [DEFAULT_ENTITY_NAME, String(broker.brokerId)]) {
+      const path = ZkPaths.configEntity('brokers', name);
+      try {
+        const node = await zk.getData(path);
+        if (node === null) continue;
+        const props = ConfigEntityZNode.decode(path, node.data);
+        if (name === DEFAULT_ENTITY_NAME) broker.config.updateDefaultConfig(props);
+        else broker.config.updateBrokerConfig(props);
+      } catch (err) {
+        log.error(`Dynamic broker configs at ${path} could not be applied`, err);
+      }
+    }
+  }
 
   startup(): void {
     this.notifications.run(() => this.loadClientConfigs()).catch((err: unknown) => this.log.error('Error loading client configs', err));
@@ -99,6 +132,7 @@ export class DynamicConfigManager {
             if (nameError !== undefined) throw new Error(`Invalid topic in entity_path topics/${entityName}: ${nameError}`);
             await this.applyTopicConfig(entityName);
           } else if (entityType === 'clients') await this.applyClientConfig(entityName);
+          else if (entityType === 'brokers') await this.applyBrokerConfig(entityName);
         } catch (err) {
           // Kafka's ZkNodeChangeNotificationListener: logged, and the listener goes on with the next notification.
           this.log.error(`error processing change notification ${node.data?.toString('utf8').slice(0, 500) ?? ''} from ${path}`, err);
@@ -126,6 +160,25 @@ export class DynamicConfigManager {
     const clientId = sanitizedClientId === DEFAULT_ENTITY_NAME ? DEFAULT_ENTITY_NAME : desanitize(sanitizedClientId);
     this.quotas.produce.updateQuota(clientId, byteRate(config.get('producer_byte_rate')));
     this.quotas.fetch.updateQuota(clientId, byteRate(config.get('consumer_byte_rate')));
+  }
+
+  /** Kafka's BrokerConfigHandler: `<default>` for every broker, else only the broker the id names. */
+  private async applyBrokerConfig(name: string): Promise<void> {
+    if (this.broker === undefined) return;
+    if (name !== DEFAULT_ENTITY_NAME && name.trim() !== String(this.broker.brokerId)) return;
+    const path = ZkPaths.configEntity('brokers', name);
+    const node = await this.zk.getData(path);
+    const config = node === null ? new Map<string, string>() : ConfigEntityZNode.decode(path, node.data);
+    this.log.info(`Processing override for entityPath: brokers/${name} with config: HashMap(${[...config].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
+    if (name === DEFAULT_ENTITY_NAME) this.broker.config.updateDefaultConfig(config);
+    else this.broker.config.updateBrokerConfig(config);
+  }
+
+  /** The broker's log defaults changed: each topic's logs get their config rebuilt on the new defaults. */
+  private async applyLogDefaults(): Promise<void> {
+    this.logManager.updateDefaultConfig(createLogConfig(this.brokerDefaults));
+    const topics = new Set(this.logManager.allLogs().map((l) => l.topicPartition.topic));
+    for (const topic of topics) this.logManager.updateTopicConfig(topic, await this.logConfigFor(topic));
   }
 
   private async applyTopicConfig(topic: string): Promise<void> {

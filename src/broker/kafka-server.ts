@@ -15,7 +15,8 @@ import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { LogManager } from '../log/log-manager';
 import { logManagerConfigFrom } from '../log/log-manager-config';
 import { isIoError, isLogDirFailure } from '../log/log-dir-failure-channel';
-import { brokerLogConfigDefaults, createLogConfig } from '../common/config/log-config';
+import { createLogConfig } from '../common/config/log-config';
+import { DynamicBrokerConfig } from '../common/config/dynamic-broker-config';
 import { ControllerChannelManager, KafkaController } from '../controller';
 import { AdminZk } from '../zk/admin-zk';
 import { SocketServer } from './network/socket-server';
@@ -125,7 +126,10 @@ export class KafkaServer {
     const clock = this.clock;
     const scheduler = new Scheduler(clock);
     this.shutdownHooks.push(() => scheduler.shutdown());
-    const brokerDefaults = brokerLogConfigDefaults(this.config);
+    const dynamicBrokerConfig = new DynamicBrokerConfig(this.config);
+    await DynamicConfigManager.loadBrokerConfigs(zk, { brokerId: this.brokerId, config: dynamicBrokerConfig });
+    // One object, updated in place by dynamic broker configs: every holder sees the new log defaults.
+    const brokerDefaults = dynamicBrokerConfig.logDefaults;
     const logManager = new LogManager({
       config: logManagerConfigFrom(this.config),
       defaultConfig: createLogConfig(brokerDefaults),
@@ -139,7 +143,7 @@ export class KafkaServer {
     this.shutdownHooks.push(() => logManager.shutdown());
     const quotaConfig = { numQuotaSamples: this.config.get('quota.window.num'), quotaWindowSizeSeconds: this.config.get('quota.window.size.seconds') };
     const quotas = { produce: new ClientQuotaManager('Produce', quotaConfig, clock), fetch: new ClientQuotaManager('Fetch', quotaConfig, clock) };
-    const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults, quotas, clock);
+    const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults, quotas, clock, { brokerId: this.brokerId, config: dynamicBrokerConfig });
     this.dynamicConfig = dynamicConfig;
     const metadataCache = new MetadataCache(this.brokerId, clock);
     const replicaManager = new ReplicaManager({
@@ -205,6 +209,7 @@ export class KafkaServer {
       fetchManager: new FetchManager(clock, new FetchSessionCache(this.config.get('max.incremental.fetch.session.cache.slots'), MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS)),
       brokerEpoch: () => this.brokerEpoch,
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
+      dynamicBrokerConfig,
     });
     const socketServer = new SocketServer(socketServerOptions(this.config, clock), new RequestDispatcher(apis));
     await socketServer.startup();

@@ -1,6 +1,7 @@
 import { ConfigException, defineKey, parseKey } from '../common/config/config-def';
 import { OP_DELETE, OP_SET } from '../common/config/incremental-config-ops';
 import { validateLogConfig } from '../common/config/log-config';
+import { validateDynamicBrokerKeys } from '../common/config/dynamic-broker-config';
 import { ErrorCode, errorNameOf } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
 import { topicNameError } from '../common/topic';
@@ -239,8 +240,13 @@ export class ZkConfigCommand {
       const live = await this.admin.getLiveBrokerIds();
       if (name !== DEFAULT_ENTITY && live.includes(Number(name))) throw new CliError(`requirement failed: ${refusal} - broker ${Number(name)} is running. ${info}`);
       if (name === DEFAULT_ENTITY && live.length > 0) throw new CliError(`requirement failed: ${refusal} - ${live.length} brokers are running. ${info}`);
-      // Nothing would read /config/brokers when the broker starts: refused rather than stored unapplied.
-      throw new CliError(`Dynamic broker configs are not supported by this broker; refused: ${[...added.keys(), ...deleted].join(',')}`);
+      // AdminZkClient.changeBrokerConfig's validation; the broker reads /config/brokers when it starts.
+      try {
+        validateDynamicBrokerKeys(added, name !== DEFAULT_ENTITY);
+      } catch (err) {
+        if (err instanceof KafkaError) throw new CliError(err.message);
+        wrapConfigException(err);
+      }
     }
     const config = await this.admin.fetchEntityConfig(type, name);
     const invalid = deleted.filter((k) => !config.has(k));
@@ -259,6 +265,8 @@ export class ZkConfigCommand {
         wrapConfigException(err);
       }
       await this.admin.changeTopicConfig(name, config);
+    } else if (type === 'brokers') {
+      await this.admin.changeBrokerConfig(name === DEFAULT_ENTITY ? undefined : Number(name), config);
     } else {
       // clients: DynamicConfig.Client.validate; the broker applies the two byte rates only.
       const unknown = [...config.keys()].filter((k) => !CLIENT_QUOTA_KEYS.some((d) => d.name === k) && !UNAPPLIED_CLIENT_KEYS.includes(k));

@@ -225,6 +225,14 @@ export class AdminZk {
   }
 
   /**
+   * AdminZkClient.changeBrokerConfig: `/config/brokers/<id>`, or `/config/brokers/<default>` when there is no
+   * id, written whole, with an `entity_path: brokers/<name>` notification every broker's DynamicConfigManager sees.
+   */
+  changeBrokerConfig(brokerId: number | undefined, config: ReadonlyMap<string, string>): Promise<void> {
+    return this.changeEntityConfig('brokers', brokerId === undefined ? '<default>' : String(brokerId), config);
+  }
+
+  /**
    * An entity's config under its (sanitized) name, as AdminZkClient.fetchEntityConfig: empty when the node is
    * absent or unreadable (logged with the path).
    */

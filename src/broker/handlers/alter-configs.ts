@@ -5,6 +5,7 @@ import { SerialQueue } from '../../common/serial-queue';
 import { ConfigException } from '../../common/config/config-def';
 import { applyIncrementalConfigOps, checkConfigOps, ConfigOp, opTypeName } from '../../common/config/incremental-config-ops';
 import { validateLogConfig } from '../../common/config/log-config';
+import { KAFKA_CONFIG_DEFS } from '../../common/config/kafka-config-defs';
 import { topicNameError } from '../../common/topic';
 import { AlterConfigsRequest, AlterConfigsResponse } from '../../protocol/apis/alter-configs';
 import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../../protocol/apis/incremental-alter-configs';
@@ -56,18 +57,17 @@ function checkBrokerId(ctx: HandlerContext, name: string): void {
 }
 
 /**
- * Dynamic broker configs (and log levels) are a later task: nothing of a broker resource is stored, since this
- * broker could not apply it, and every key is refused so that no client believes a setting took effect.
+ * Broker log levels (BROKER_LOGGER) are not served yet: every key is refused so that no client believes a level
+ * was set.
  */
-function refuseBrokerKeys(resource: Resource, keys: readonly string[]): void {
+function refuseLoggerKeys(keys: readonly string[]): void {
   if (keys.length === 0) return;
-  const what = resource.resourceType === BROKER_LOGGER ? 'Broker log levels' : 'Dynamic broker configs';
-  throw new KafkaError('INVALID_CONFIG', `${what} are not supported by this broker; refused: ${keys.join(',')}`);
+  throw new KafkaError('INVALID_CONFIG', `Broker log levels are not supported by this broker; refused: ${keys.join(',')}`);
 }
 
 /**
  * AlterConfigs and IncrementalAlterConfigs (Kafka's ZkAdminManager.alterConfigs / incrementalAlterConfigs) for
- * TOPIC resources: the new override set is validated as LogConfig.validate does, then written to
+ * BROKER resources (this broker's id, or "" for the cluster default: see alterBroker) and TOPIC resources: the new override set is validated as LogConfig.validate does, then written to
  * /config/topics/<topic> with a /config/changes notification (AdminZk.changeTopicConfig), which every broker's
  * DynamicConfigManager applies to its logs. validate_only stops after the validation. One queue serialises the
  * read-modify-write of incremental changes on this broker.
@@ -89,6 +89,18 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
     if (validateOnly) return;
     log.info(`Updating topic ${topic} with new configuration : ${[...overrides].map(([k, v]) => `${k} -> ${v}`).join(',')}`);
     await ctx.adminZk.changeTopicConfig(topic, overrides);
+  }
+
+  /**
+   * ZkAdminManager.alterBrokerConfigs: the resource's whole new set is validated (DynamicBrokerConfig.validate:
+   * per broker over the dynamic default, or at the default under the per-broker set), then written to
+   * /config/brokers/<id> or /config/brokers/<default> with its notification; validate_only stops before writing.
+   */
+  async function alterBroker(resource: Resource, props: Map<string, string>, validateOnly: boolean): Promise<void> {
+    const perBrokerConfig = resource.resourceName !== '';
+    ctx.dynamicBrokerConfig.validate(props, perBrokerConfig);
+    if (validateOnly) return;
+    await ctx.adminZk.changeBrokerConfig(perBrokerConfig ? ctx.brokerId : undefined, props);
   }
 
   /** Runs one resource's change; Kafka's catch blocks turn what it throws into the resource's error. */
@@ -146,7 +158,7 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
           const overrides = new Map(r.configs.map((c) => [c.name, c.value as string]));
           if (r.resourceType === TOPIC) return alterTopic(r, overrides, request.validateOnly);
           checkBrokerId(ctx, r.resourceName);
-          refuseBrokerKeys(r, [...overrides.keys()]);
+          return alterBroker(r, overrides, request.validateOnly);
         }),
       );
       return { throttleTimeMs: 0, responses };
@@ -162,7 +174,9 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
             return alterTopic(r, applyIncrementalConfigOps(stored, ops), request.validateOnly);
           }
           checkBrokerId(ctx, r.resourceName);
-          refuseBrokerKeys(r, ops.map((o) => o.name));
+          if (r.resourceType === BROKER_LOGGER) return refuseLoggerKeys(ops.map((o) => o.name));
+          const stored = await ctx.adminZk.fetchEntityConfig('brokers', r.resourceName === '' ? '<default>' : String(ctx.brokerId));
+          return alterBroker(r, applyIncrementalConfigOps(stored, ops, KAFKA_CONFIG_DEFS), request.validateOnly);
         });
       });
       return { throttleTimeMs: 0, responses };

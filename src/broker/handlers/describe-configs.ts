@@ -1,3 +1,7 @@
+import { ConfigKey, ConfigType, ConfigValue, valueText } from '../../common/config/config-def';
+import { ConfigSynonym, CONFIG_SOURCE, DynamicBrokerConfig, ALL_DYNAMIC_CONFIGS, TOPIC_CONFIG_SYNONYMS } from '../../common/config/dynamic-broker-config';
+import { KAFKA_CONFIG_DEFS } from '../../common/config/kafka-config-defs';
+import { LOG_CONFIG_DEFS, LogConfig } from '../../common/config/log-config';
 import { ErrorCode } from '../../common/error-codes';
 import { topicNameError } from '../../common/topic';
 import { DescribeConfigsRequest, DescribeConfigsResourceConfig, DescribeConfigsResponse } from '../../protocol/apis/describe-configs';
@@ -6,60 +10,123 @@ import { HandlerContext } from './handler-context';
 
 const TOPIC = 2;
 const BROKER = 4;
-/** DescribeConfigs v1+ config sources. */
-const SOURCE = { TOPIC_CONFIG: 1, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
+const BROKER_DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]));
+
+/** DescribeConfigsResponse.ConfigType by ConfigDef type (ZkAdminManager.configResponseType). */
+const CONFIG_TYPE: Readonly<Record<ConfigType, number>> = { boolean: 1, string: 2, int: 3, short: 4, long: 5, double: 6, list: 7, class: 8, password: 9 };
+
+interface EntryInput {
+  readonly name: string;
+  readonly def: ConfigKey | undefined;
+  readonly value: string | null;
+  readonly synonyms: ConfigSynonym[];
+  readonly readOnly: boolean;
+}
+
+/** KafkaConfig.maybeSensitive: a password, or a key of no known type. */
+function isSensitive(def: ConfigKey | undefined): boolean {
+  return def === undefined || def.type === 'password';
+}
 
 /**
- * DescribeConfigs for topics (overrides from /config/topics over broker defaults) and for this broker (its
- * static configuration). Sensitive values are hidden as Kafka hides them.
+ * One DescribeConfigs entry: the source is the first synonym's (DEFAULT_CONFIG when there is none), is_default
+ * (v0) says DEFAULT_CONFIG, synonyms only when asked for. No documentation text is kept in this broker: null.
+ */
+function entry(e: EntryInput, includeSynonyms: boolean): DescribeConfigsResourceConfig {
+  const source = e.synonyms[0]?.source ?? CONFIG_SOURCE.DEFAULT_CONFIG;
+  return {
+    name: e.name,
+    value: isSensitive(e.def) ? null : e.value,
+    readOnly: e.readOnly,
+    isDefault: source === CONFIG_SOURCE.DEFAULT_CONFIG,
+    configSource: source,
+    isSensitive: isSensitive(e.def),
+    synonyms: includeSynonyms ? e.synonyms : [],
+    configType: e.def === undefined ? 0 : CONFIG_TYPE[e.def.type],
+    documentation: null,
+  };
+}
+
+/**
+ * ZkAdminManager.createTopicConfigEntry: a topic key's synonyms are the topic override (DYNAMIC_TOPIC_CONFIG),
+ * then its broker synonym's chain (this broker's dynamic config, the dynamic default, server.properties,
+ * Kafka's default).
+ */
+export function topicConfigEntries(config: LogConfig, overrides: ReadonlyMap<string, string>, dynamic: DynamicBrokerConfig, includeSynonyms: boolean): DescribeConfigsResourceConfig[] {
+  return LOG_CONFIG_DEFS.map((def) => {
+    const value = config.originals[def.name];
+    const sensitive = isSensitive(def);
+    const synonyms = dynamic.configSynonyms(TOPIC_CONFIG_SYNONYMS[def.name], sensitive);
+    if (overrides.has(def.name)) synonyms.unshift({ name: def.name, value: sensitive ? null : value, source: CONFIG_SOURCE.DYNAMIC_TOPIC_CONFIG });
+    return entry({ name: def.name, def, value, synonyms, readOnly: false }, includeSynonyms);
+  });
+}
+
+/**
+ * ZkAdminManager.createBrokerConfigEntry. For this broker's id: every key with its current value (static,
+ * dynamic default and per-broker merged) plus the unknown keys of server.properties; for "" (the cluster
+ * default): the `<default>` entries only, whose synonyms leave out the per-broker source. Dynamic keys are not
+ * read-only.
+ */
+export function brokerConfigEntries(dynamic: DynamicBrokerConfig, perBrokerConfig: boolean, includeSynonyms: boolean): DescribeConfigsResourceConfig[] {
+  const values = new Map<string, string | null>();
+  if (perBrokerConfig) {
+    const config = dynamic.current;
+    for (const [name, value] of config.originals) if (!BROKER_DEFS.has(name)) values.set(name, value);
+    for (const [name, def] of BROKER_DEFS) values.set(name, valueText(def, (config.values.get(name) ?? null) as ConfigValue));
+  } else {
+    for (const [name, value] of dynamic.currentDynamicDefaultConfigs) values.set(name, value);
+  }
+  return [...values].map(([name, value]) => {
+    const def = BROKER_DEFS.get(name);
+    let synonyms = dynamic.configSynonyms(name, isSensitive(def));
+    if (!perBrokerConfig) synonyms = synonyms.filter((s) => s.source !== CONFIG_SOURCE.DYNAMIC_BROKER_CONFIG);
+    return entry({ name, def, value, synonyms, readOnly: !ALL_DYNAMIC_CONFIGS.has(name) }, includeSynonyms);
+  });
+}
+
+/**
+ * DescribeConfigs (ZkAdminManager.describeConfigs) for topics (the LogConfig on the broker's current defaults
+ * with /config/topics overrides) and for brokers (this broker's id, or "" for the cluster-wide dynamic default),
+ * sources and synonyms as Kafka 2.8 reports them. configuration_keys narrows the entries.
  */
 export function createDescribeConfigsHandler(ctx: HandlerContext): ApiHandler<DescribeConfigsRequest, DescribeConfigsResponse> {
   return async (request) => {
     const results: DescribeConfigsResponse['results'] = [];
     for (const r of request.resources) {
-      const wanted = (name: string): boolean => r.configurationKeys === null || r.configurationKeys.includes(name);
+      const base = { resourceType: r.resourceType, resourceName: r.resourceName };
+      const keys = r.configurationKeys;
+      const wanted = (c: DescribeConfigsResourceConfig): boolean => keys === null || keys.includes(c.name);
+      const fail = (code: number, message: string | null): void => {
+        results.push({ errorCode: code, errorMessage: message, ...base, configs: [] });
+      };
       if (r.resourceType === TOPIC) {
         // Kafka's describeConfigs starts with Topic.validate.
         const nameError = topicNameError(r.resourceName);
         if (nameError !== undefined) {
-          results.push({ errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION.code, errorMessage: nameError, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] });
+          fail(ErrorCode.INVALID_TOPIC_EXCEPTION.code, nameError);
           continue;
         }
         const overrides = await ctx.adminZk.getTopicConfig(r.resourceName);
         if (!(await ctx.adminZk.topicExists(r.resourceName))) {
-          results.push({ errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code, errorMessage: `Topic ${r.resourceName} does not exist.`, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] });
+          fail(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code, `Topic ${r.resourceName} does not exist.`);
           continue;
         }
         const config = await ctx.logConfigFor(r.resourceName);
-        const configs: DescribeConfigsResourceConfig[] = Object.entries(config.originals)
-          .filter(([name]) => wanted(name))
-          .sort(([a], [b]) => (a < b ? -1 : 1))
-          .map(([name, value]) => {
-            const isOverride = overrides.has(name);
-            return {
-              name,
-              value,
-              readOnly: false,
-              isDefault: !isOverride,
-              configSource: isOverride ? SOURCE.TOPIC_CONFIG : SOURCE.DEFAULT_CONFIG,
-              isSensitive: false,
-              synonyms: request.includeSynonyms ? [{ name, value, source: isOverride ? SOURCE.TOPIC_CONFIG : SOURCE.DEFAULT_CONFIG }] : [],
-            };
-          });
-        results.push({ errorCode: ErrorCode.NONE.code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs });
-      } else if (r.resourceType === BROKER && (r.resourceName === '' || r.resourceName === String(ctx.brokerId))) {
-        const configs: DescribeConfigsResourceConfig[] = [...ctx.config.values.keys()]
-          .filter(wanted)
-          .sort()
-          .map((name) => {
-            const sensitive = /password|secret/.test(name);
-            const raw = ctx.config.values.get(name);
-            const value = sensitive || raw === null || raw === undefined ? null : Array.isArray(raw) ? raw.join(',') : String(raw);
-            return { name, value, readOnly: true, isDefault: false, configSource: SOURCE.STATIC_BROKER_CONFIG, isSensitive: sensitive, synonyms: [] };
-          });
-        results.push({ errorCode: ErrorCode.NONE.code, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName, configs });
+        const configs = topicConfigEntries(config, overrides, ctx.dynamicBrokerConfig, request.includeSynonyms).filter(wanted);
+        results.push({ errorCode: ErrorCode.NONE.code, errorMessage: null, ...base, configs });
+      } else if (r.resourceType === BROKER) {
+        const name = r.resourceName;
+        if (name !== '' && (!/^[+-]?\d+$/.test(name) || !Number.isSafeInteger(Number(name)) || Math.abs(Number(name)) > 2147483647)) {
+          fail(ErrorCode.INVALID_REQUEST.code, `Broker id must be an integer, but it is: ${name}`);
+        } else if (name !== '' && Number(name) !== ctx.brokerId) {
+          fail(ErrorCode.INVALID_REQUEST.code, `Unexpected broker id, expected ${ctx.brokerId} or empty string, but received ${name}`);
+        } else {
+          const configs = brokerConfigEntries(ctx.dynamicBrokerConfig, name !== '', request.includeSynonyms).filter(wanted);
+          results.push({ errorCode: ErrorCode.NONE.code, errorMessage: null, ...base, configs });
+        }
       } else {
-        results.push({ errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: `Unsupported resource type ${r.resourceType} or name ${r.resourceName}`, resourceType: r.resourceType, resourceName: r.resourceName, configs: [] });
+        fail(ErrorCode.INVALID_REQUEST.code, `Unsupported resource type ${r.resourceType} or name ${r.resourceName}`);
       }
     }
     return { throttleTimeMs: 0, results };

@@ -1,6 +1,7 @@
 import { KafkaConfig } from '../../common/config/kafka-config';
 import { Clock } from '../../common/time';
 import { LogConfig } from '../../common/config/log-config';
+import { DynamicBrokerConfig } from '../../common/config/dynamic-broker-config';
 import { KafkaController } from '../../controller';
 import { GroupCoordinator } from '../../rebalance/group-coordinator';
 import { AdminZk } from '../../zk/admin-zk';
@@ -30,4 +31,6 @@ export interface HandlerContext {
   readonly fetchManager: FetchManager;
   readonly brokerEpoch: () => number;
   readonly logConfigFor: (topic: string, overrides?: ReadonlyMap<string, string>) => Promise<LogConfig>;
+  /** Static, `<default>` and per-broker configuration (DescribeConfigs, AlterConfigs for BROKER resources). */
+  readonly dynamicBrokerConfig: DynamicBrokerConfig;
 }

@@ -1,4 +1,5 @@
 import { KafkaError } from '../kafka-error';
+import { ConfigKey } from './config-def';
 import { LOG_CONFIG_DEFS } from './log-config';
 
 /** IncrementalAlterConfigs' operations (AlterConfigOp.OpType), by wire id. */
@@ -56,23 +57,23 @@ export function checkConfigOps(ops: readonly ConfigOp[]): void {
 }
 
 /**
- * Kafka's prepareIncrementalConfigs for a topic: the operations applied in order to the stored overrides. SET
+ * Kafka's prepareIncrementalConfigs (a topic's keys, or the broker's `defs`): the operations applied in order to the stored overrides. SET
  * sets, DELETE removes, APPEND and SUBTRACT edit a list-type key's comma-separated value (the stored one, else
  * the key's default): unknown keys are INVALID_CONFIG ("Unknown topic config name: x"), other keys
  * INVALID_REQUEST ("Config value append is not allowed for config key: x"). The result is not validated here
  * (validateLogConfig does that).
  */
-export function applyIncrementalConfigOps(stored: ReadonlyMap<string, string>, ops: readonly ConfigOp[]): Map<string, string> {
+export function applyIncrementalConfigOps(stored: ReadonlyMap<string, string>, ops: readonly ConfigOp[], defs: readonly ConfigKey[] = LOG_CONFIG_DEFS): Map<string, string> {
   const config = new Map(stored);
   for (const o of ops) {
     if (o.op === OP_SET) config.set(o.name, o.value ?? '');
     else if (o.op === OP_DELETE) config.delete(o.name);
     else {
       const verb = o.op === OP_APPEND ? 'append' : 'subtract';
-      const def = LOG_CONFIG_DEFS.find((d) => d.name === o.name);
+      const def = defs.find((d) => d.name === o.name);
       if (def === undefined) throw new KafkaError('INVALID_CONFIG', `Unknown topic config name: ${o.name}`);
       if (def.type !== 'list') throw new KafkaError('INVALID_REQUEST', `Config value ${verb} is not allowed for config key: ${o.name}`);
-      const old = javaSplit(config.get(o.name) ?? def.defaultText);
+      const old = javaSplit(config.get(o.name) ?? def.defaultText ?? '');
       const given = javaSplit(o.value ?? '');
       config.set(o.name, (o.op === OP_APPEND ? [...old, ...given] : multisetDiff(old, given)).join(','));
     }

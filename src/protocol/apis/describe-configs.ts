@@ -3,8 +3,9 @@ import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
- * DescribeConfigs (key 32), v0-2; v4 is flexible. v1: IncludeSynonyms; ConfigSource replaces IsDefault and
- * Synonyms are listed. v2 = v1. ResourceType 2 = TOPIC, 4 = BROKER, 8 = BROKER_LOGGER.
+ * DescribeConfigs (key 32), v0-4, Kafka 2.8's whole window. v1: IncludeSynonyms; ConfigSource replaces IsDefault
+ * and Synonyms are listed. v2 = v1. v3: IncludeDocumentation, and each config's ConfigType and Documentation.
+ * v4 = v3 made flexible. ResourceType 2 = TOPIC, 4 = BROKER, 8 = BROKER_LOGGER.
  */
 export interface DescribeConfigsResource {
   resourceType: number;
@@ -15,6 +16,8 @@ export interface DescribeConfigsResource {
 export interface DescribeConfigsRequest {
   resources: DescribeConfigsResource[];
   includeSynonyms: boolean;
+  /** v3+; absent is false. */
+  includeDocumentation?: boolean;
 }
 
 export interface DescribeConfigsSynonym {
@@ -31,6 +34,10 @@ export interface DescribeConfigsResourceConfig {
   configSource: number;
   isSensitive: boolean;
   synonyms: DescribeConfigsSynonym[];
+  /** ConfigType: UNKNOWN 0, BOOLEAN 1, STRING 2, INT 3, SHORT 4, LONG 5, DOUBLE 6, LIST 7, CLASS 8, PASSWORD 9. */
+  configType?: number;
+  /** v3+; absent is null. */
+  documentation?: string | null;
 }
 
 export interface DescribeConfigsResult {
@@ -49,7 +56,7 @@ export interface DescribeConfigsResponse {
 export const DescribeConfigsApi = new ApiDefinition<DescribeConfigsRequest, DescribeConfigsResponse>({
   key: ApiKey.DESCRIBE_CONFIGS,
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 4,
   flexibleFrom: 4,
   request: [
     s('resources', '0+', [
@@ -58,6 +65,7 @@ export const DescribeConfigsApi = new ApiDefinition<DescribeConfigsRequest, Desc
       f('configurationKeys', '[]string', '0+', { nullable: '0+', default: null }),
     ]),
     f('includeSynonyms', 'bool', '1+'),
+    f('includeDocumentation', 'bool', '3+'),
   ],
   response: [
     f('throttleTimeMs', 'int32', '0+'),
@@ -78,6 +86,8 @@ export const DescribeConfigsApi = new ApiDefinition<DescribeConfigsRequest, Desc
           f('value', 'string', '1+', { nullable: '1+' }),
           f('source', 'int8', '1+'),
         ]),
+        f('configType', 'int8', '3+', { default: 0 }),
+        f('documentation', 'string', '3+', { nullable: '0+', default: null }),
       ]),
     ]),
   ],

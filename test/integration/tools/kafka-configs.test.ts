@@ -122,12 +122,45 @@ describe('AlterConfigs, IncrementalAlterConfigs and kafka-configs on 3 brokers',
     expect(described.output.trim().split('\n').pop()).toBe(`Configs for topic '${TOPIC}' are max.message.bytes=100000,retention.ms=7777`);
   }, 60000);
 
+  /** log.retention.ms as broker `id` reports it (source and value), over DescribeConfigs. */
+  async function brokerRetention(id: number): Promise<[number | undefined, string | null | undefined]> {
+    const c = new BrokerConnection({ host: '127.0.0.1', port: cluster.broker(id).port });
+    try {
+      await c.connect();
+      await c.negotiate();
+      const r = await c.send(DescribeConfigsApi, { resources: [{ resourceType: 4, resourceName: String(id), configurationKeys: ['log.retention.ms'] }], includeSynonyms: true });
+      const e = r.results[0]?.configs[0];
+      return [e?.configSource, e?.value];
+    } finally {
+      c.close();
+    }
+  }
+
+  it('dynamic broker configs: <default> then one broker, live on every broker, and kafka-configs broker output', async () => {
+    const alteredDefault = await configs('--bootstrap-server', cluster.bootstrap, '--entity-type', 'brokers', '--entity-default', '--alter', '--add-config', 'log.retention.ms=3600000');
+    expect(alteredDefault.output.trim().split('\n').pop()).toBe('Completed updating default config for brokers in the cluster.');
+    await waitUntil(async () => (await Promise.all([0, 1, 2].map(brokerRetention))).every(([s, v]) => s === 3 && v === '3600000'), { message: 'the <default> change on every broker', timeoutMs: 30000 });
+    const alteredOne = await configs('--bootstrap-server', cluster.bootstrap, '--entity-type', 'brokers', '--entity-name', '1', '--alter', '--add-config', 'log.retention.ms=7200000');
+    expect(alteredOne.output.trim().split('\n').pop()).toBe('Completed updating config for broker 1.');
+    await waitUntil(async () => (await brokerRetention(1))[1] === '7200000', { message: 'the per-broker change on broker 1', timeoutMs: 30000 });
+    expect(await brokerRetention(0)).toEqual([3, '3600000']);
+    expect(await brokerRetention(1)).toEqual([2, '7200000']);
+    const described = await configs('--bootstrap-server', cluster.bootstrap, '--entity-type', 'brokers', '--entity-name', '1', '--describe');
+    expect(described.output.trim().split('\n').slice(-2)).toEqual([
+      'Dynamic configs for broker 1 are:',
+      '  log.retention.ms=7200000 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.retention.ms=7200000, DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=3600000, DEFAULT_CONFIG:log.retention.hours=168}',
+    ]);
+    const refused = await configs('--bootstrap-server', cluster.bootstrap, '--entity-type', 'brokers', '--entity-name', '1', '--alter', '--add-config', 'broker.rack=r');
+    expect(refused.code).toBe(1);
+    expect(refused.output.trim().split('\n').pop()).toBe("org.apache.kafka.common.errors.InvalidRequestException: Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(broker.rack)");
+  }, 90000);
+
   it('kafka-configs refuses bad input with one line and exit 1', async () => {
     const cases: [string[], string][] = [
       [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'topics', '--entity-name', TOPIC, '--alter', '--add-config', 'no.such=1'], 'org.apache.kafka.common.errors.InvalidConfigurationException: Unknown topic config name: no.such'],
       [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'topics', '--entity-name', 'nope', '--describe'], 'org.apache.kafka.common.errors.UnknownTopicOrPartitionException: Topic nope does not exist.'],
       [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'topics', '--entity-name', TOPIC, '--alter', '--delete-config', 'segment.ms'], 'Invalid config(s): segment.ms'],
-      [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'brokers', '--entity-name', '1', '--alter', '--add-config', 'log.cleaner.threads=2'], 'org.apache.kafka.common.errors.InvalidConfigurationException: Dynamic broker configs are not supported by this broker; refused: log.cleaner.threads'],
+      [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'brokers', '--entity-name', '1', '--alter', '--add-config', 'log.cleaner.threads=2'], 'org.apache.kafka.common.errors.InvalidConfigurationException: These dynamic broker configs are not supported by this broker: log.cleaner.threads'],
       [['--bootstrap-server', cluster.bootstrap, '--entity-type', 'clients', '--entity-name', 'c', '--alter', '--add-config', 'request_percentage=50'], 'org.apache.kafka.common.errors.InvalidRequestException: Client quotas other than producer_byte_rate and consumer_byte_rate are not supported by this broker; refused: request_percentage'],
       [['--zookeeper', cluster.zkConnect, '--entity-type', 'topics', '--entity-name', TOPIC, '--alter', '--add-config', 'retention.ms'], 'Invalid entity config: all configs to be added must be in the format "key=val".'],
       [['--zookeeper', cluster.zkConnect, '--entity-type', 'topics', '--describe', '--alter'], 'Command must include exactly one action: --describe, --alter'],

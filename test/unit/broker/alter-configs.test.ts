@@ -6,6 +6,8 @@ import { AlterConfigsResource, AlterConfigsResponse } from '../../../src/protoco
 import { IncrementalAlterConfigsResource, IncrementalAlterConfigsResponse } from '../../../src/protocol/apis/incremental-alter-configs';
 import { AdminZk } from '../../../src/zk/admin-zk';
 import { FakeZk } from '../../helpers/fake-zk';
+import { DynamicBrokerConfig } from '../../../src/common/config/dynamic-broker-config';
+import { KafkaConfig } from '../../../src/common/config/kafka-config';
 
 const code = (name: keyof typeof ErrorCode): number => ErrorCode[name].code;
 const rc = {} as RequestContext;
@@ -16,7 +18,8 @@ function setup(): { zk: FakeZk; handlers: ReturnType<typeof createAlterConfigsHa
   zk.put('/brokers/topics/t', '{"version":2,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}');
   zk.put('/config/topics/t', '{"version":1,"config":{"retention.ms":"1000"}}');
   zk.put('/config/changes', '');
-  const ctx = { brokerId: 1, adminZk: new AdminZk(zk.client), metadataCache: { contains: (t: string) => t === 't' } } as unknown as HandlerContext;
+  const dynamicBrokerConfig = new DynamicBrokerConfig(KafkaConfig.fromProperties(new Map([['zookeeper.connect', 'zk:2181'], ['broker.id', '1']])));
+  const ctx = { brokerId: 1, adminZk: new AdminZk(zk.client), metadataCache: { contains: (t: string) => t === 't' }, dynamicBrokerConfig } as unknown as HandlerContext;
   return { zk, handlers: createAlterConfigsHandlers(ctx) };
 }
 
@@ -62,8 +65,12 @@ describe('AlterConfigs (ZkAdminManager.alterConfigs) for topics', () => {
     ['null value', topic([{ name: 'retention.ms', value: null }, { name: 'segment.ms', value: null }]), 'INVALID_REQUEST', 'Null value not supported for : retention.ms,segment.ms'],
     ['missing topic', topic([{ name: 'retention.ms', value: '1' }], 'nope'), 'UNKNOWN_TOPIC_OR_PARTITION', "The topic 'nope' does not exist."],
     ['invalid topic name', topic([{ name: 'retention.ms', value: '1' }], 'a/b'), 'UNKNOWN_TOPIC_OR_PARTITION', "The topic 'a/b' does not exist."],
-    ['broker resource', { resourceType: 4, resourceName: '1', configs: [{ name: 'log.cleaner.threads', value: '2' }, { name: 'num.io.threads', value: '9' }] }, 'INVALID_CONFIG', 'Dynamic broker configs are not supported by this broker; refused: log.cleaner.threads,num.io.threads'],
-    ['default broker resource', { resourceType: 4, resourceName: '', configs: [{ name: 'log.cleaner.threads', value: '2' }] }, 'INVALID_CONFIG', 'Dynamic broker configs are not supported by this broker; refused: log.cleaner.threads'],
+    ['broker key this broker does not apply', { resourceType: 4, resourceName: '1', configs: [{ name: 'log.cleaner.threads', value: '2' }, { name: 'num.io.threads', value: '9' }] }, 'INVALID_CONFIG', 'These dynamic broker configs are not supported by this broker: log.cleaner.threads,num.io.threads'],
+    ['unknown broker key', { resourceType: 4, resourceName: '', configs: [{ name: 'no.such', value: '2' }] }, 'INVALID_CONFIG', 'Unknown dynamic broker configs are not supported by this broker: no.such'],
+    ['non-dynamic broker key', { resourceType: 4, resourceName: '1', configs: [{ name: 'broker.id', value: '2' }, { name: 'log.dirs', value: '/x' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(broker.id, log.dirs)"],
+    ['per-broker key at the default', { resourceType: 4, resourceName: '', configs: [{ name: 'listeners', value: 'PLAINTEXT://:9093' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name=''): Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)"],
+    ['invalid broker value', { resourceType: 4, resourceName: '1', configs: [{ name: 'log.retention.ms', value: 'abc' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Invalid value abc for configuration log.retention.ms: Not a number of type LONG"],
+    ['broker value breaking the topic rule', { resourceType: 4, resourceName: '', configs: [{ name: 'log.segment.bytes', value: '10' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name=''): Invalid value 10 for configuration log.segment.bytes: Value must be at least 14"],
     ['another broker', { resourceType: 4, resourceName: '2', configs: [{ name: 'log.cleaner.threads', value: '2' }] }, 'INVALID_REQUEST', 'Unexpected broker id, expected 1, but received 2'],
     ['broker id not a number', { resourceType: 4, resourceName: 'x', configs: [] }, 'INVALID_REQUEST', 'Broker id must be an integer, but it is: x'],
   ])('%s', async (_name, resource, error, message) => {
@@ -113,7 +120,7 @@ describe('IncrementalAlterConfigs (ZkAdminManager.incrementalAlterConfigs) for t
     expect(stored(zk)).toEqual({ 'retention.ms': '1000' });
   });
 
-  it('refuses every key of BROKER and BROKER_LOGGER resources, per resource', async () => {
+  it('refuses BROKER keys this broker does not apply and every BROKER_LOGGER key, per resource', async () => {
     const { handlers } = setup();
     const r = await incremental(handlers, [
       { resourceType: 4, resourceName: '1', configs: [{ name: 'log.cleaner.threads', configOperation: 0, value: '2' }] },
@@ -121,9 +128,47 @@ describe('IncrementalAlterConfigs (ZkAdminManager.incrementalAlterConfigs) for t
       itopic([{ name: 'retention.ms', configOperation: 0, value: '5' }]),
     ]);
     expect(r.map((x) => [x.errorCode, x.errorMessage])).toEqual([
-      [code('INVALID_CONFIG'), 'Dynamic broker configs are not supported by this broker; refused: log.cleaner.threads'],
+      [code('INVALID_CONFIG'), 'These dynamic broker configs are not supported by this broker: log.cleaner.threads'],
       [code('INVALID_CONFIG'), 'Broker log levels are not supported by this broker; refused: kafka.server'],
       [0, null],
     ]);
+  });
+});
+
+describe('AlterConfigs and IncrementalAlterConfigs for BROKER resources (ZkAdminManager.alterBrokerConfigs)', () => {
+  const brokerNode = (zk: FakeZk, name: string): unknown => {
+    const node = zk.nodes.get(`/config/brokers/${name}`);
+    return node === undefined ? undefined : JSON.parse(String(node.data));
+  };
+
+  it('writes /config/brokers/<id> and /config/brokers/<default> whole, each with a brokers/<name> notification', async () => {
+    const { zk, handlers } = setup();
+    expect((await alter(handlers, [{ resourceType: 4, resourceName: '1', configs: [{ name: 'log.retention.ms', value: '60000' }] }]))[0]?.errorCode).toBe(0);
+    expect((await alter(handlers, [{ resourceType: 4, resourceName: '', configs: [{ name: 'log.cleanup.policy', value: 'compact' }] }]))[0]?.errorCode).toBe(0);
+    expect(brokerNode(zk, '1')).toEqual({ version: 1, config: { 'log.retention.ms': '60000' } });
+    expect(brokerNode(zk, '<default>')).toEqual({ version: 1, config: { 'log.cleanup.policy': 'compact' } });
+    const entities = [...zk.nodes].filter(([p]) => p.startsWith('/config/changes/config_change_')).map(([, n]) => JSON.parse(String(n.data)) as unknown);
+    expect(entities).toEqual([{ version: 2, entity_path: 'brokers/1' }, { version: 2, entity_path: 'brokers/<default>' }]);
+  });
+
+  it('validate_only validates without writing', async () => {
+    const { zk, handlers } = setup();
+    expect((await alter(handlers, [{ resourceType: 4, resourceName: '1', configs: [{ name: 'message.max.bytes', value: '2000000' }] }], true))[0]?.errorCode).toBe(0);
+    expect(brokerNode(zk, '1')).toBeUndefined();
+    expect(notifications(zk)).toBe(0);
+  });
+
+  it('incremental operations edit the stored set (SET, DELETE, APPEND on a list key)', async () => {
+    const { zk, handlers } = setup();
+    zk.put('/config/brokers/1', '{"version":1,"config":{"log.retention.ms":"1000","log.segment.bytes":"1048576"}}');
+    const r = await incremental(handlers, [
+      { resourceType: 4, resourceName: '1', configs: [
+        { name: 'log.retention.ms', configOperation: 1, value: null },
+        { name: 'log.cleanup.policy', configOperation: 2, value: 'compact' },
+        { name: 'unclean.leader.election.enable', configOperation: 0, value: 'true' },
+      ] },
+    ]);
+    expect(r[0]?.errorCode).toBe(0);
+    expect(brokerNode(zk, '1')).toEqual({ version: 1, config: { 'log.segment.bytes': '1048576', 'log.cleanup.policy': 'delete,compact', 'unclean.leader.election.enable': 'true' } });
   });
 });

@@ -109,6 +109,10 @@ const NO_CLIENT_SENDS_VERSION: ReadonlyMap<string, string> = new Map([
   // kafkajs and kafka-python stop at AlterConfigs v1, librdkafka 2.0.2 sends v0 only; v2 (flexible, KIP-482) is
   // the Java AdminClient's (2.4+).
   ['33:2', 'AlterConfigs v2: Java AdminClient 2.4+ only'],
+  // kafkajs 2.2.4 and kafka-python 2.0.2 stop at DescribeConfigs v2, librdkafka 2.0.2 at v1; v3
+  // (include_documentation) and v4 (flexible) are the Java AdminClient's (2.6+).
+  ['32:3', 'DescribeConfigs v3 (documentation): Java AdminClient 2.6+ only'],
+  ['32:4', 'DescribeConfigs v4 (flexible): Java AdminClient 2.6+ only'],
   // kafkajs 2.2.4 and kafka-python 2.0.2 stop at DescribeGroups and ListGroups v2; librdkafka 2.0.2's
   // rd_kafka_list_groups (confluent-kafka 1.7.0's list_groups) sends ListGroups v0 only, and its
   // ListConsumerGroups/DescribeConsumerGroups admin calls are not in confluent-kafka 1.7.0. The Java AdminClient

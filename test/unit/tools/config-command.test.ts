@@ -123,6 +123,12 @@ describe('kafka-configs --zookeeper (alterConfigWithZk / describeConfigWithZk)',
     expect(await run({ describe: true, entityType: ['topics'] })).toEqual(["Configs for topic 't' are segment.bytes=1048576,cleanup.policy=compact,delete"]);
   });
 
+  it('writes a stopped broker\'s dynamic config to /config/brokers/<id> with a notification', async () => {
+    const { zk, run } = setup();
+    expect(await run({ alter: true, entityType: ['brokers'], entityName: ['5'], addConfig: 'log.retention.ms=60000' })).toEqual(["Completed updating config for entity: brokers '5'."]);
+    expect(config(zk, '/config/brokers/5')).toEqual({ 'log.retention.ms': '60000' });
+  });
+
   it.each([
     [{ entityType: ['topics'], entityName: ['t'], addConfig: 'no.such=1' }, CliError, 'Unknown topic config name: no.such'],
     [{ entityType: ['topics'], entityName: ['t'], deleteConfig: ['segment.ms'] }, CliError, 'Invalid config(s): segment.ms'],
@@ -133,7 +139,8 @@ describe('kafka-configs --zookeeper (alterConfigWithZk / describeConfigWithZk)',
     [{ entityType: ['clients'], entityName: ['c'], addConfig: 'producer_byte_rate=x' }, ConfigCommandError, 'Invalid value x for configuration producer_byte_rate: Not a number of type LONG'],
     [{ entityType: ['users'], entityName: ['u'], addConfig: 'producer_byte_rate=1' }, CliError, 'requirement failed: --bootstrap-server option must be specified to update users configs: {add: {producer_byte_rate=1}, delete: List()}. User configuration updates using ZooKeeper are only supported for SCRAM credential updates.'],
     [{ entityType: ['brokers'], entityName: ['0'], addConfig: 'log.cleaner.threads=2' }, CliError, 'requirement failed: --bootstrap-server option must be specified to update brokers configs: {add: {log.cleaner.threads=2}, delete: List()} - broker 0 is running. Broker configuration operations using ZooKeeper are only supported if the affected broker(s) are not running.'],
-    [{ entityType: ['brokers'], entityName: ['5'], addConfig: 'log.cleaner.threads=2' }, CliError, 'Dynamic broker configs are not supported by this broker; refused: log.cleaner.threads'],
+    [{ entityType: ['brokers'], entityName: ['5'], addConfig: 'log.cleaner.threads=2' }, CliError, 'These dynamic broker configs are not supported by this broker: log.cleaner.threads'],
+    [{ entityType: ['brokers'], entityName: ['5'], addConfig: 'broker.id=7' }, ConfigCommandError, 'Cannot update these configs dynamically: Set(broker.id)'],
   ])('refuses %j', async (o, type, expected) => {
     const { zk, run } = setup();
     const error = await run({ alter: true, ...o }).catch((e: unknown) => e as Error);

@@ -1,0 +1,246 @@
+import { ConfigException, ConfigKey, parseKey } from './config-def';
+import { KafkaConfig } from './kafka-config';
+import { KAFKA_CONFIG_DEFS } from './kafka-config-defs';
+import { brokerLogConfigDefaults, createLogConfig, LogConfigDefaults, TopicConfigKey } from './log-config';
+import { KafkaError } from '../kafka-error';
+
+const DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]));
+
+/** LogConfig.TopicConfigSynonyms (2.8): each topic key's broker-level synonym. */
+export const TOPIC_CONFIG_SYNONYMS: Readonly<Record<TopicConfigKey, string>> = {
+  'segment.bytes': 'log.segment.bytes',
+  'segment.ms': 'log.roll.ms',
+  'segment.jitter.ms': 'log.roll.jitter.ms',
+  'segment.index.bytes': 'log.index.size.max.bytes',
+  'flush.messages': 'log.flush.interval.messages',
+  'flush.ms': 'log.flush.interval.ms',
+  'retention.bytes': 'log.retention.bytes',
+  'retention.ms': 'log.retention.ms',
+  'max.message.bytes': 'message.max.bytes',
+  'index.interval.bytes': 'log.index.interval.bytes',
+  'file.delete.delay.ms': 'log.segment.delete.delay.ms',
+  'delete.retention.ms': 'log.cleaner.delete.retention.ms',
+  'min.compaction.lag.ms': 'log.cleaner.min.compaction.lag.ms',
+  'max.compaction.lag.ms': 'log.cleaner.max.compaction.lag.ms',
+  'min.cleanable.dirty.ratio': 'log.cleaner.min.cleanable.ratio',
+  'cleanup.policy': 'log.cleanup.policy',
+  'unclean.leader.election.enable': 'unclean.leader.election.enable',
+  'min.insync.replicas': 'min.insync.replicas',
+  'compression.type': 'compression.type',
+  preallocate: 'log.preallocate',
+  'message.format.version': 'log.message.format.version',
+  'message.timestamp.type': 'log.message.timestamp.type',
+  'message.timestamp.difference.max.ms': 'log.message.timestamp.difference.max.ms',
+  'message.downconversion.enable': 'log.message.downconversion.enable',
+};
+
+/** DynamicLogConfig.ReconfigurableConfigs: every topic synonym but log.message.format.version. */
+const DYNAMIC_LOG_CONFIGS = Object.values(TOPIC_CONFIG_SYNONYMS).filter((k) => k !== 'log.message.format.version');
+/** SslConfigs.RECONFIGURABLE_CONFIGS (DynamicBrokerConfig.DynamicSecurityConfigs). */
+const DYNAMIC_SECURITY_CONFIGS = [
+  'ssl.keystore.type', 'ssl.keystore.location', 'ssl.keystore.password', 'ssl.key.password', 'ssl.truststore.type',
+  'ssl.truststore.location', 'ssl.truststore.password', 'ssl.keystore.key', 'ssl.keystore.certificate.chain', 'ssl.truststore.certificates',
+];
+/** DynamicListenerConfig.ReconfigurableConfigs (listeners, their SSL and SASL settings, connection limits). */
+const DYNAMIC_LISTENER_CONFIGS = [
+  'advertised.listeners', 'listeners', 'listener.security.protocol.map', 'principal.builder.class', 'ssl.protocol', 'ssl.provider',
+  'ssl.cipher.suites', 'ssl.enabled.protocols', 'ssl.keymanager.algorithm', 'ssl.trustmanager.algorithm', 'ssl.endpoint.identification.algorithm',
+  'ssl.secure.random.implementation', 'ssl.client.auth', 'ssl.engine.factory.class', 'sasl.mechanism.inter.broker.protocol', 'sasl.jaas.config',
+  'sasl.enabled.mechanisms', 'sasl.kerberos.service.name', 'sasl.kerberos.kinit.cmd', 'sasl.kerberos.ticket.renew.window.factor',
+  'sasl.kerberos.ticket.renew.jitter', 'sasl.kerberos.min.time.before.relogin', 'sasl.kerberos.principal.to.local.rules',
+  'sasl.login.refresh.window.factor', 'sasl.login.refresh.window.jitter', 'sasl.login.refresh.min.period.seconds',
+  'sasl.login.refresh.buffer.seconds', 'max.connections', 'max.connection.creation.rate',
+];
+/** DynamicBrokerConfig.AllDynamicConfigs (2.8): the KafkaConfig keys a broker may take at run time. */
+export const ALL_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
+  ...DYNAMIC_SECURITY_CONFIGS,
+  // LogCleaner.ReconfigurableConfigs
+  'log.cleaner.threads', 'log.cleaner.dedupe.buffer.size', 'log.cleaner.io.buffer.load.factor', 'log.cleaner.io.buffer.size',
+  'log.cleaner.io.max.bytes.per.second', 'log.cleaner.backoff.ms',
+  ...DYNAMIC_LOG_CONFIGS,
+  // DynamicThreadPool.ReconfigurableConfigs
+  'num.io.threads', 'num.network.threads', 'num.replica.fetchers', 'num.recovery.threads.per.data.dir', 'background.threads',
+  ...DYNAMIC_LISTENER_CONFIGS,
+  // SocketServer.ReconfigurableConfigs and DynamicMetricsReporters
+  'max.connections.per.ip', 'max.connections.per.ip.overrides', 'metric.reporters',
+]);
+/** DynamicBrokerConfig.PerBrokerConfigs: only settable for one broker id, never at the cluster default. */
+const PER_BROKER_CONFIGS: ReadonlySet<string> = new Set(
+  [...DYNAMIC_SECURITY_CONFIGS, ...DYNAMIC_LISTENER_CONFIGS].filter((k) => k !== 'max.connections' && k !== 'max.connection.creation.rate'),
+);
+/** DynamicConfig.Broker's own keys (not KafkaConfig keys): replication throttles. */
+const BROKER_QUOTA_CONFIGS = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate', 'replica.alter.log.dirs.io.max.bytes.per.second'];
+
+/**
+ * The dynamic keys this broker applies at run time: the cluster-wide log defaults (every log without its own
+ * override takes them at once; the controller reads unclean.leader.election.enable from them). Thread pools,
+ * connection limits, listeners, throttles and the rest are refused rather than stored unapplied.
+ */
+export const APPLIED_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set(DYNAMIC_LOG_CONFIGS);
+
+/** DynamicBrokerConfig.brokerConfigSynonyms: a key and the lower-precedence keys that set the same value. */
+export function brokerConfigSynonyms(name: string): string[] {
+  switch (name) {
+    case 'log.roll.ms':
+      return ['log.roll.ms', 'log.roll.hours'];
+    case 'log.roll.jitter.ms':
+      return ['log.roll.jitter.ms', 'log.roll.jitter.hours'];
+    case 'log.flush.interval.ms':
+      return ['log.flush.interval.ms', 'log.flush.scheduler.interval.ms'];
+    case 'log.retention.ms':
+      return ['log.retention.ms', 'log.retention.minutes', 'log.retention.hours'];
+    default:
+      return [name];
+  }
+}
+
+/** Scala's Set.toString, as Kafka's messages print a key set. */
+function scalaSet(keys: readonly string[]): string {
+  return `Set(${keys.join(', ')})`;
+}
+
+/**
+ * DynamicBrokerConfig.validateConfigs on a set of keys alone: a non-dynamic key, a value of the wrong type or a
+ * per-broker key at the default throw ConfigException with Kafka's message; a key this broker does not apply
+ * is INVALID_CONFIG (refused rather than stored unapplied).
+ */
+export function validateDynamicBrokerKeys(props: ReadonlyMap<string, string>, perBrokerConfig: boolean): void {
+  const keys = [...props.keys()];
+  const nonDynamic = keys.filter((k) => DEFS.has(k) && !ALL_DYNAMIC_CONFIGS.has(k));
+  if (nonDynamic.length > 0) throw new ConfigException(`Cannot update these configs dynamically: ${scalaSet(nonDynamic)}`);
+  for (const k of keys) {
+    const def = DEFS.get(k);
+    if (def !== undefined) parseKey(def, props.get(k));
+  }
+  if (!perBrokerConfig) {
+    const perBroker = keys.filter((k) => PER_BROKER_CONFIGS.has(k));
+    if (perBroker.length > 0) throw new ConfigException(`Cannot update these configs at default cluster level, broker id must be specified: ${scalaSet(perBroker)}`);
+  }
+  const unapplied = keys.filter((k) => !APPLIED_DYNAMIC_CONFIGS.has(k));
+  if (unapplied.length > 0) {
+    const what = unapplied.every((k) => BROKER_QUOTA_CONFIGS.includes(k) || DEFS.has(k)) ? 'These dynamic broker configs are not supported by this broker' : 'Unknown dynamic broker configs are not supported by this broker';
+    throw new KafkaError('INVALID_CONFIG', `${what}: ${unapplied.join(',')}`);
+  }
+}
+
+/** DescribeConfigsResponse.ConfigSource ids. */
+export const CONFIG_SOURCE = {
+  UNKNOWN: 0,
+  DYNAMIC_TOPIC_CONFIG: 1,
+  DYNAMIC_BROKER_CONFIG: 2,
+  DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
+  STATIC_BROKER_CONFIG: 4,
+  DEFAULT_CONFIG: 5,
+  DYNAMIC_BROKER_LOGGER_CONFIG: 6,
+} as const;
+
+export interface ConfigSynonym {
+  name: string;
+  value: string | null;
+  source: number;
+}
+
+/**
+ * A broker's dynamic configuration (Kafka's DynamicBrokerConfig): the static server.properties, the cluster-wide
+ * `/config/brokers/<default>` and this broker's `/config/brokers/<id>` on top, in that precedence. `current` is
+ * the merged KafkaConfig; `logDefaults` is one object, updated in place, that the log manager, the dynamic config
+ * manager and the controller all read, so a change reaches every reader at once. Listeners hear every change.
+ */
+export class DynamicBrokerConfig {
+  private dynamicDefault = new Map<string, string>();
+  private dynamicBroker = new Map<string, string>();
+  private currentConfig: KafkaConfig;
+  readonly logDefaults: LogConfigDefaults;
+  private readonly listeners: ((config: KafkaConfig) => void)[] = [];
+  /** Kafka's staticDefaultConfigs: every key's default that is a value (null defaults are left out). */
+  private readonly staticDefaults: ReadonlyMap<string, string>;
+
+  constructor(readonly staticConfig: KafkaConfig) {
+    this.currentConfig = staticConfig;
+    this.logDefaults = { ...brokerLogConfigDefaults(staticConfig) };
+    this.staticDefaults = new Map(KAFKA_CONFIG_DEFS.filter((d) => typeof d.defaultText === 'string').map((d) => [d.name, d.defaultText as string]));
+  }
+
+  get current(): KafkaConfig {
+    return this.currentConfig;
+  }
+
+  get currentDynamicDefaultConfigs(): ReadonlyMap<string, string> {
+    return this.dynamicDefault;
+  }
+
+  get currentDynamicBrokerConfigs(): ReadonlyMap<string, string> {
+    return this.dynamicBroker;
+  }
+
+  onChange(listener: (config: KafkaConfig) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * DynamicBrokerConfig.validate: a non-dynamic key, a value of the wrong type or a per-broker key at the
+   * default throw ConfigException (the handlers' INVALID_REQUEST, Kafka's messages); a key this broker does not
+   * apply is INVALID_CONFIG; finally the merged configuration must build as a whole.
+   */
+  validate(props: ReadonlyMap<string, string>, perBrokerConfig: boolean): void {
+    validateDynamicBrokerKeys(props, perBrokerConfig);
+    const merged = perBrokerConfig ? this.merge(this.dynamicDefault, props) : this.merge(props, this.dynamicBroker);
+    createLogConfig(brokerLogConfigDefaults(merged));
+  }
+
+  /** `/config/brokers/<default>` changed (or was read at start-up). */
+  updateDefaultConfig(props: ReadonlyMap<string, string>): void {
+    this.update(this.usable(props), this.dynamicBroker);
+  }
+
+  /** `/config/brokers/<this broker's id>` changed (or was read at start-up). */
+  updateBrokerConfig(props: ReadonlyMap<string, string>): void {
+    this.update(this.dynamicDefault, this.usable(props));
+  }
+
+  /**
+   * DescribeConfigs' synonyms of a broker key (ZkAdminManager.configSynonyms): the key and its lower-precedence
+   * synonyms, from this broker's dynamic config, the dynamic default, server.properties and Kafka's defaults in
+   * that order, the leading entries of other names dropped (as Kafka's dropWhile does).
+   */
+  configSynonyms(name: string, isSensitive: boolean): ConfigSynonym[] {
+    const names = brokerConfigSynonyms(name);
+    const all: ConfigSynonym[] = [];
+    const add = (map: ReadonlyMap<string, string>, source: number): void => {
+      for (const n of names) {
+        const value = map.get(n);
+        if (value !== undefined) all.push({ name: n, value: isSensitive ? null : value, source });
+      }
+    };
+    add(this.dynamicBroker, CONFIG_SOURCE.DYNAMIC_BROKER_CONFIG);
+    add(this.dynamicDefault, CONFIG_SOURCE.DYNAMIC_DEFAULT_BROKER_CONFIG);
+    add(this.staticConfig.originals, CONFIG_SOURCE.STATIC_BROKER_CONFIG);
+    add(this.staticDefaults, CONFIG_SOURCE.DEFAULT_CONFIG);
+    const first = all.findIndex((s) => s.name === name);
+    return first < 0 ? [] : all.slice(first);
+  }
+
+  /** Stored entries this broker does not apply (written by another tool, say) are left out. */
+  private usable(props: ReadonlyMap<string, string>): Map<string, string> {
+    return new Map([...props].filter(([k]) => APPLIED_DYNAMIC_CONFIGS.has(k)));
+  }
+
+  private merge(dynamicDefault: ReadonlyMap<string, string>, dynamicBroker: ReadonlyMap<string, string>): KafkaConfig {
+    const props = new Map(this.staticConfig.originals);
+    for (const [k, v] of dynamicDefault) props.set(k, v);
+    for (const [k, v] of dynamicBroker) props.set(k, v);
+    return KafkaConfig.fromProperties(props);
+  }
+
+  private update(dynamicDefault: Map<string, string>, dynamicBroker: Map<string, string>): void {
+    // An invalid stored set throws here and changes nothing (Kafka logs it and keeps the old config).
+    const config = this.merge(dynamicDefault, dynamicBroker);
+    const defaults = brokerLogConfigDefaults(config);
+    createLogConfig(defaults);
+    this.dynamicDefault = dynamicDefault;
+    this.dynamicBroker = dynamicBroker;
+    this.currentConfig = config;
+    Object.assign(this.logDefaults, defaults);
+    for (const l of this.listeners) l(config);
+  }
+}
