@@ -96,8 +96,8 @@ export class ShellUsageError extends Error {
 }
 
 /**
- * Commons CLI's POSIX parsing of one command's words: leading `-x` flags (grouped `-se` too) and `-v 3`
- * values, then the arguments; a wrong argument count or an unknown option gives the command's usage line.
+ * Commons CLI's POSIX parsing of one command's words: `-x` flags (grouped `-se` too) and `-v 3` values, before
+ * or after the arguments; a wrong argument count or an unknown option gives the command's usage line.
  */
 export function parseShellCommand(words: readonly string[]): ShellCommand {
   const name = words[0] ?? '';
@@ -108,7 +108,7 @@ export function parseShellCommand(words: readonly string[]): ShellCommand {
   const args: string[] = [];
   for (let i = 1; i < words.length; i++) {
     const w = words[i] ?? '';
-    if (args.length === 0 && w.length > 1 && w.startsWith('-') && name !== 'help' && name !== 'quit') {
+    if (w.length > 1 && w.startsWith('-') && name !== 'help' && name !== 'quit') {
       for (let j = 1; j < w.length; j++) {
         const c = w[j] ?? '';
         if (spec.flags.includes(c)) flags.add(c);
