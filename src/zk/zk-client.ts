@@ -19,6 +19,13 @@ export interface ZkStat {
   pzxid: number;
 }
 
+/** One ACL entry: ZooKeeper's permission bits (READ 1, WRITE 2, CREATE 4, DELETE 8, ADMIN 16), scheme and id. */
+export interface ZkAcl {
+  perms: number;
+  scheme: string;
+  id: string;
+}
+
 export type CreateMode = 'PERSISTENT' | 'EPHEMERAL' | 'PERSISTENT_SEQUENTIAL' | 'EPHEMERAL_SEQUENTIAL';
 
 /** What fired a one-shot watch. `session` means the watch was lost with the session. */
@@ -61,6 +68,7 @@ interface NativeZk extends EventEmitter {
   aw_get_children(path: string, watchCb: Callback, cb: Callback): number;
   a_set(path: string, data: Buffer | string | null, version: number, cb: Callback): number;
   a_delete_(path: string, version: number, cb: Callback): number;
+  a_get_acl(path: string, cb: Callback): number;
 }
 
 interface NativeZkClass {
@@ -483,6 +491,18 @@ export class ZkClient {
   /** Conditional write when version >= 0 (BADVERSION on a mismatch); -1 writes whatever the version. */
   setData(path: string, data: Buffer | null, version = -1): Promise<ZkStat> {
     return this.call(path, (h, cb) => h.a_set(path, data, version, cb), (a) => normalizeStat(a[2]));
+  }
+
+  /** The node's ACL entries (`perms` as ZooKeeper's bit mask) and its stat. */
+  getAcl(path: string): Promise<{ acl: ZkAcl[]; stat: ZkStat }> {
+    return this.call(
+      path,
+      (h, cb) => h.a_get_acl(path, cb),
+      (a) => ({
+        acl: ((a[2] as { perms?: number; perm?: number; scheme: string; auth: string }[] | undefined) ?? []).map((e) => ({ perms: e.perms ?? e.perm ?? 0, scheme: e.scheme, id: e.auth })),
+        stat: normalizeStat(a[3]),
+      }),
+    );
   }
 
   delete(path: string, version = -1): Promise<void> {
