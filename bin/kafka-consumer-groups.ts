@@ -7,7 +7,7 @@ import { KafkaConsumerGroupService } from '../src/tools/consumer-groups-kafka';
 import { ConsumerGroupService } from '../src/tools/consumer-groups-service';
 import { ZkConsumerGroupService } from '../src/tools/consumer-groups-zk';
 import { collect } from '../src/tools/server-args';
-import { parseBrokerList } from '../src/tools/tool-properties';
+import { adminClientOptions } from '../src/tools/admin-client-config';
 import { ZkClient } from '../src/zk/zk-client';
 import { validateZkConnectString } from '../src/zk/zk-connect-string';
 
@@ -27,8 +27,14 @@ const program = createCli('kafka-consumer-groups', 'List all consumer groups, de
   .option('--to-current', 'Reset offsets to the current offset.')
   .option('--to-offset <offset>', 'Reset offsets to this offset (clamped to the log).')
   .option('--shift-by <n>', 'Shift the current offsets by n (positive or negative).')
-  .option('--dry-run', 'Only show the result of the reset (the default).')
-  .option('--execute', 'Execute the reset.')
+  .option('--to-datetime <datetime>', "Reset offsets to offset from datetime. Format: 'YYYY-MM-DDTHH:mm:SS.sss'")
+  .option('--by-duration <duration>', "Reset offsets to offset by duration from current timestamp. Format: 'PnDTnHnMnS'")
+  .option('--from-file <path to CSV file>', 'Reset offsets to values defined in CSV file.')
+  .option('--all-groups', 'Apply to all consumer groups.')
+  .option('--dry-run', 'Only show results without executing changes on Consumer Groups. Supported operations: reset-offsets.')
+  .option('--execute', 'Execute operation. Supported operations: reset-offsets.')
+  .option('--export', 'Export operation execution to a CSV file. Supported operations: reset-offsets.')
+  .option('--command-config <command config property file>', 'Property file containing configs to be passed to Admin Client and Consumer.')
   .option('--members', 'Describe members of the group. This option may be used with \'--describe\' and \'--bootstrap-server\' options only.')
   .option('--offsets', 'Describe the group and list all topic partitions in the group along with their offset lag. This is the default sub-action of and may be used with \'--describe\' and \'--bootstrap-server\' options only.')
   .option('--state [states]', 'When specified with \'--describe\', includes the state of the group. When specified with \'--list\', it displays the state of all groups. It can also be used to list groups with specific states (e.g. --state Stable,Empty).')
@@ -50,7 +56,7 @@ void runCli(program, async (p) => {
     process.stderr.write('Note: This will only show information about consumers that use ZooKeeper (not those using the Java consumer API).\n\n');
     service = new ZkConsumerGroupService(zk);
   } else {
-    service = new KafkaConsumerGroupService(new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: 'consumer-groups' }));
+    service = new KafkaConsumerGroupService(new NetworkClient(adminClientOptions(o.bootstrapServer as string, o.commandConfig, '--command-config', { clientId: 'consumer-groups' })));
   }
   try {
     return await new ConsumerGroupCommand(service, (line) => process.stdout.write(`${line}\n`), (line) => process.stderr.write(`${line}\n`)).run(o);

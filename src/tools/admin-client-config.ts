@@ -76,6 +76,7 @@ const EXCEPTION_CLASS: Readonly<Record<string, string>> = {
   CLUSTER_AUTHORIZATION_FAILED: 'ClusterAuthorizationException',
   TOPIC_AUTHORIZATION_FAILED: 'TopicAuthorizationException',
   INVALID_CONFIG: 'InvalidConfigurationException',
+  TOPIC_ALREADY_EXISTS: 'TopicExistsException',
 };
 
 export function javaExceptionName(errorName: string): string {

@@ -1,11 +1,13 @@
 import { compareTp, TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { topicNameError } from '../common/topic';
 import { groupIdError } from '../rebalance/group-id';
-import { TopicPartitionOffset } from '../rebalance/zk-offset-store';
 import { ErrorCode, errorNameOf } from '../common/error-codes';
 import { CliError } from './cli';
 import { exceptionClassFor } from './java-rendering';
 import { ConsumerGroupService, GroupDescription } from './consumer-groups-service';
+import { exportOffsetsToCsv, formatResetRow, parseDateTime, parseDuration, parseResetPlan, PlannedOffset } from './consumer-groups-reset';
+import { readFileSync } from 'node:fs';
+import { javaHashMapOrder, javaStringHash } from './java-rendering';
 
 export interface ConsumerGroupsOptions {
   zookeeper?: string;
@@ -23,6 +25,12 @@ export interface ConsumerGroupsOptions {
   toCurrent?: boolean;
   toOffset?: string;
   shiftBy?: string;
+  toDatetime?: string;
+  byDuration?: string;
+  fromFile?: string;
+  export?: boolean;
+  allGroups?: boolean;
+  commandConfig?: string;
   dryRun?: boolean;
   execute?: boolean;
   /** `--state` without a value is `true`; with --list it may carry a comma list of states. */
@@ -51,7 +59,18 @@ export function checkConsumerGroupsArgs(o: ConsumerGroupsOptions): void {
   if (actions !== 1) throw new CliError('Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets');
   // ConsumerGroupCommandOptions.checkArgs, with joptsimple's rendering of the options.
   if (o.deleteOffsets && (o.group === undefined || o.topic.length === 0)) throw new CliError('Option [delete-offsets] takes the following options: [group], [topic]');
-  if ((o.describe || o.delete || o.resetOffsets) && o.group === undefined) throw new CliError('Option --group is required with --describe, --delete and --reset-offsets.');
+  // ConsumerGroupCommandOptions.checkArgs: a group selection for the group actions.
+  for (const [name, used] of [['describe', o.describe], ['delete', o.delete], ['reset-offsets', o.resetOffsets]] as const) {
+    if (used && o.group === undefined && !o.allGroups) throw new CliError(`Option [${name}] takes one of these options: [group], [all-groups]`);
+  }
+  if (o.delete && o.topic.length > 0 && o.bootstrapServer !== undefined) throw new CliError('The consumer does not support topic-specific offset deletion from a consumer group.');
+  if (o.group !== undefined && o.allGroups) throw new CliError('Option "[group]" can\'t be used with option "[all-groups]"');
+  if (o.allGroups && !(o.describe || o.delete || o.resetOffsets)) throw new CliError(`Option "[all-groups]" can't be used with option "[${o.list ? 'list' : 'delete-offsets'}]"`);
+  if (o.zookeeper !== undefined) {
+    for (const [name, used] of [['all-groups', o.allGroups], ['to-datetime', o.toDatetime !== undefined], ['by-duration', o.byDuration !== undefined], ['from-file', o.fromFile !== undefined], ['export', o.export]] as const) {
+      if (used) throw new CliError(`Option "[${name}]" can't be used with option "[zookeeper]"`);
+    }
+  }
   // The describe sub-actions and --state (Kafka's checkArgs; its option specs render as [name]).
   for (const [name, used] of [['members', o.members], ['offsets', o.offsets], ['verbose', o.verbose], ['state', o.state !== undefined]] as const) {
     if (!used) continue;
@@ -64,10 +83,27 @@ export function checkConsumerGroupsArgs(o: ConsumerGroupsOptions): void {
     if (typeof o.state === 'string') throw new CliError('Option [describe] does not take a value for [state]');
   }
   if (o.resetOffsets) {
-    const scenarios = [o.toEarliest, o.toLatest, o.toCurrent, o.toOffset !== undefined, o.shiftBy !== undefined].filter(Boolean).length;
-    if (scenarios !== 1) throw new CliError('Option --reset-offsets needs exactly one of --to-earliest, --to-latest, --to-current, --to-offset, --shift-by.');
-    if (o.topic.length === 0 && !o.allTopics) throw new CliError('Option --reset-offsets needs one of --topic or --all-topics.');
-    if (o.dryRun && o.execute) throw new CliError('Option --reset-offsets only accepts one of --execute and --dry-run.');
+    if (o.dryRun && o.execute) throw new CliError('Option [reset-offsets] only accepts one of [execute] and [dry-run]');
+    // Kafka's checkInvalidArgs over its reset scenarios, in its Set's declaration order.
+    const scenarios = (
+      [
+        ['to-offset', o.toOffset !== undefined],
+        ['shift-by', o.shiftBy !== undefined],
+        ['to-datetime', o.toDatetime !== undefined],
+        ['by-duration', o.byDuration !== undefined],
+        ['to-earliest', o.toEarliest],
+        ['to-latest', o.toLatest],
+        ['to-current', o.toCurrent],
+        ['from-file', o.fromFile !== undefined],
+      ] as const
+    )
+      .filter(([, on]) => on)
+      .map(([name]) => name);
+    if (scenarios.length > 1) throw new CliError(`Option "[${scenarios[0]!}]" can't be used with option "[${scenarios[1]!}]"`);
+    if (scenarios.length === 0) {
+      throw new CliError("Option '[reset-offsets]' requires one of the following scenarios: [to-offset], [shift-by], [to-datetime], [by-duration], [to-earliest], [to-latest], [to-current], [from-file]");
+    }
+    if (o.topic.length === 0 && !o.allTopics && o.fromFile === undefined) throw new CliError('One of the reset scopes should be defined: --all-topics, --topic.');
     for (const [name, v] of [['--to-offset', o.toOffset], ['--shift-by', o.shiftBy]] as const) {
       if (v !== undefined && !/^-?\d+$/.test(v)) throw new CliError(`Invalid value for ${name}: ${v}`);
     }
@@ -104,6 +140,7 @@ export class ConsumerGroupCommand {
       for (const g of await this.service.listGroups()) this.out(g);
       return 0;
     }
+    if (o.allGroups) return this.runForAllGroups(o);
     const group = o.group as string;
     // A group id that cannot name /consumers/<group> is refused before anything is asked (see src/rebalance/README.md).
     const invalid = groupIdError(group);
@@ -111,7 +148,46 @@ export class ConsumerGroupCommand {
     if (o.describe) return this.describe(group, o);
     if (o.delete) return this.delete(group, o);
     if (o.deleteOffsets) return this.deleteOffsets(group, o);
-    return this.resetOffsets(group, o);
+    return this.resetOffsets([group], o);
+  }
+
+  /**
+   * --all-groups: every group the brokers list, in the order of the Java AdminClient's per-group HashMap.
+   * --reset-offsets treats them together (one table or CSV); --describe and --delete go group by group.
+   */
+  private async runForAllGroups(o: ConsumerGroupsOptions): Promise<number> {
+    const listed = await this.service.listGroups();
+    const groups = javaHashMapOrder(listed, javaStringHash, listed.length);
+    if (o.resetOffsets) return this.resetOffsets(groups, o);
+    if (o.delete) return this.deleteAll(groups);
+    let status = 0;
+    for (const group of groups) {
+      try {
+        status = Math.max(status, await this.describe(group, o));
+      } catch (err) {
+        if (!(err instanceof CliError)) throw err;
+        this.out(err.message);
+        status = 1;
+      }
+    }
+    return status;
+  }
+
+  /** deleteGroups over all groups: Kafka's one success line, or the failures and then the groups deleted. */
+  private async deleteAll(groups: string[]): Promise<number> {
+    const results = await Promise.all(groups.map(async (g) => [g, await this.service.deleteGroup(g)] as const));
+    const ok = results.filter(([, e]) => e === null).map(([g]) => g);
+    const bad = results.filter(([, e]) => e !== null);
+    const quoted = (list: string[]): string => `'${list.join("', '")}'`;
+    if (bad.length === 0) {
+      this.out(`Deletion of requested consumer groups (${quoted(ok)}) was successful.`);
+      return 0;
+    }
+    this.out('');
+    this.out('Error: Deletion of some consumer groups failed:');
+    for (const [g, e] of bad) this.out(`* Group '${g}' could not be deleted due to: ${String(e)}`);
+    if (ok.length > 0) this.out(`\nThese consumer groups were deleted successfully: ${quoted(ok)}`);
+    return 1;
   }
 
   private missing(group: string, o: ConsumerGroupsOptions): CliError {
@@ -294,38 +370,96 @@ export class ConsumerGroupCommand {
     return top === ErrorCode.NONE.code && rows.every((r) => r.error === null) ? 0 : 1;
   }
 
-  private async resetOffsets(group: string, o: ConsumerGroupsOptions): Promise<number> {
-    const d = await this.service.describeGroup(group);
-    if (d.state !== 'Empty' && d.state !== 'Dead') {
-      throw new CliError(`Error: Assignments can only be reset if the group '${group}' is inactive, but the current state is ${d.state}.`);
-    }
-    const tps = await this.resetScope(o, d);
-    const committed = new Map(d.committed.map((c) => [tpString(c), c.offset]));
-    const [earliest, latest] = await Promise.all([this.service.listOffsets(tps, -2), this.service.listOffsets(tps, -1)]);
-    const clamp = (i: number, v: number): number => Math.min(latest[i]!, Math.max(earliest[i]!, v));
-    const target: TopicPartitionOffset[] = tps.map((tp, i) => {
-      const current = committed.get(tpString(tp));
-      let offset: number;
-      if (o.toEarliest) offset = earliest[i]!;
-      else if (o.toLatest) offset = latest[i]!;
-      else if (o.toOffset !== undefined) offset = clamp(i, Number(o.toOffset));
-      else if (o.toCurrent) offset = current ?? latest[i]!;
-      else offset = clamp(i, (current ?? latest[i]!) + Number(o.shiftBy));
-      return { ...tp, offset };
-    });
+  /**
+   * ConsumerGroupService.resetOffsets: each inactive group's new offsets (an active one is reported and left
+   * alone), committed with --execute; then Kafka's table, or with --export its CSV.
+   */
+  private async resetOffsets(groups: string[], o: ConsumerGroupsOptions): Promise<number> {
     if (!o.execute && !o.dryRun) {
-      this.out(
+      this.err(
         'WARN: No action will be performed as the --execute option is missing.In a future major release, the default behavior of this command will be to prompt the user before executing the reset rather than doing a dry run. You should add the --dry-run option explicitly if you are scripting this command and want to keep the current default behavior without prompting.',
       );
     }
-    if (o.execute) await this.service.commitOffsets(group, target);
-    const line = (g: string, t: string, p: string, n: string): string => `${pad(g, 30)} ${pad(t, 30)} ${pad(p, 10)} ${n}`;
-    if (target.length > 0) {
-      this.out('');
-      this.out(line('GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'));
+    let plan: Map<string, PlannedOffset[]> | undefined;
+    if (o.fromFile !== undefined) {
+      let csv: string;
+      try {
+        csv = readFileSync(o.fromFile, 'utf8');
+      } catch (e) {
+        throw new CliError(`Error: Executing consumer group command failed due to ${o.fromFile} (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : String(e)})`);
+      }
+      plan = parseResetPlan(csv, o.allGroups ? undefined : o.group);
     }
-    for (const t of target) this.out(line(group, t.topic, String(t.partition), String(t.offset)));
+    const results = new Map<string, PlannedOffset[]>();
+    for (const group of groups) {
+      const d = await this.service.describeGroup(group);
+      if (d.state !== 'Empty' && d.state !== 'Dead') {
+        this.out('');
+        this.out(`Error: Assignments can only be reset if the group '${group}' is inactive, but the current state is ${d.state}.`);
+        results.set(group, []);
+        continue;
+      }
+      let target: PlannedOffset[];
+      if (plan !== undefined) {
+        const forGroup = plan.get(group);
+        if (forGroup === undefined) {
+          this.out('');
+          this.out(`Error: No reset plan for group ${group} found`);
+          results.set(group, []);
+          continue;
+        }
+        target = await this.clamp(forGroup);
+      } else {
+        target = await this.prepareOffsets(await this.resetScope(o, d), d, o);
+      }
+      if (o.execute) await this.service.commitOffsets(group, target);
+      results.set(group, target);
+    }
+    if (o.export) {
+      this.out(exportOffsetsToCsv(results, !o.allGroups));
+      return 0;
+    }
+    if (results.size > 0) {
+      this.out('');
+      this.out(formatResetRow('GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'));
+    }
+    for (const [group, target] of results) for (const t of target) this.out(formatResetRow(group, t.topic, String(t.partition), String(t.offset)));
     return 0;
+  }
+
+  /** checkOffsetsRange: a requested offset outside the log is moved to its nearest end. */
+  private async clamp(requested: readonly PlannedOffset[]): Promise<PlannedOffset[]> {
+    const [earliest, latest] = await Promise.all([this.service.listOffsets(requested, -2), this.service.listOffsets(requested, -1)]);
+    return requested.map((r, i) => ({ topic: r.topic, partition: r.partition, offset: Math.min(latest[i]!, Math.max(earliest[i]!, r.offset)) }));
+  }
+
+  /** prepareOffsetsToReset for the scenarios other than --from-file. */
+  private async prepareOffsets(tps: TopicPartition[], d: GroupDescription, o: ConsumerGroupsOptions): Promise<PlannedOffset[]> {
+    const committed = new Map(d.committed.map((c) => [tpString(c), c.offset]));
+    if (o.toDatetime !== undefined || o.byDuration !== undefined) {
+      const timestamp = o.toDatetime !== undefined ? parseDateTime(o.toDatetime) : Date.now() - parseDuration(o.byDuration as string);
+      const found = await this.service.offsetsForTimes!(tps, timestamp);
+      // getLogTimestampOffsets: a partition with no record that late falls back to its log end offset.
+      const latest = await this.service.listOffsets(tps, -1);
+      return tps.map((tp, i) => ({ ...tp, offset: found[i]! >= 0 ? found[i]! : latest[i]! }));
+    }
+    if (o.toEarliest || o.toLatest) {
+      const offsets = await this.service.listOffsets(tps, o.toEarliest ? -2 : -1);
+      return tps.map((tp, i) => ({ ...tp, offset: offsets[i]! }));
+    }
+    if (o.toCurrent) {
+      const latest = await this.service.listOffsets(tps, -1);
+      return tps.map((tp, i) => ({ ...tp, offset: committed.get(tpString(tp)) ?? latest[i]! }));
+    }
+    if (o.shiftBy !== undefined) {
+      const requested = tps.map((tp) => {
+        const current = committed.get(tpString(tp));
+        if (current === undefined) throw new CliError(`Error: Executing consumer group command failed due to Cannot shift offset for partition ${tpString(tp)} since there is no current committed offset`);
+        return { ...tp, offset: current + Number(o.shiftBy) };
+      });
+      return this.clamp(requested);
+    }
+    return this.clamp(tps.map((tp) => ({ ...tp, offset: Number(o.toOffset) })));
   }
 
   /** --topic t or t:0,1 (repeatable), or --all-topics (every topic the group has committed offsets for). */

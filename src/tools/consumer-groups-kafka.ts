@@ -2,10 +2,13 @@ import { NetworkClient } from '../client/network-client';
 import { SYSTEM_CLOCK } from '../common/time';
 import { PartitionConsumer } from '../client/partition-consumer';
 import { ErrorCode, errorName, isRetriable } from '../common/error-codes';
+import { KafkaError } from '../common/kafka-error';
 import { TopicPartition } from '../common/topic-partition';
 import { DeleteGroupsApi } from '../protocol/apis/delete-groups';
 import { DescribeGroupsApi } from '../protocol/apis/describe-groups';
 import { FindCoordinatorApi } from '../protocol/apis/find-coordinator';
+import { ListOffsetsApi } from '../protocol/apis/list-offsets';
+import { LeaveGroupApi } from '../protocol/apis/leave-group';
 import { ListGroupsApi } from '../protocol/apis/list-groups';
 import { OffsetCommitApi } from '../protocol/apis/offset-commit';
 import { OffsetDeleteApi } from '../protocol/apis/offset-delete';
@@ -109,6 +112,31 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
     return Promise.all(tps.map((tp) => consumer.listOffset(tp, timestamp)));
   }
 
+  /** ListOffsets by timestamp to each partition's leader (OffsetSpec.forTimestamp); -1 where no record is that late. */
+  offsetsForTimes(tps: readonly TopicPartition[], timestamp: number): Promise<number[]> {
+    return Promise.all(
+      tps.map(async (tp) => {
+        for (let attempt = 0; ; attempt++) {
+          await this.client.ensureMetadata([tp.topic]);
+          const leader = this.client.metadata.leaderFor(tp.topic, tp.partition);
+          if (leader !== undefined && leader >= 0) {
+            const r = await this.client.request(leader, ListOffsetsApi, {
+              replicaId: -1,
+              isolationLevel: 0,
+              topics: [{ name: tp.topic, partitions: [{ partitionIndex: tp.partition, timestamp, maxNumOffsets: 1 }] }],
+            });
+            const p = r.topics[0]?.partitions[0];
+            if (p !== undefined && p.errorCode === ErrorCode.NONE.code) return p.offset;
+            if (p !== undefined && !isRetriable(p.errorCode)) throw KafkaError.fromCode(p.errorCode);
+          }
+          if (attempt > 50) throw new KafkaError('LEADER_NOT_AVAILABLE', `No leader for ${tp.topic}-${tp.partition}`);
+          await SYSTEM_CLOCK.sleep(100);
+          await this.client.refreshMetadata([tp.topic]);
+        }
+      }),
+    );
+  }
+
   async commitOffsets(group: string, offsets: readonly TopicPartitionOffset[]): Promise<void> {
     const topics = new Map<string, TopicPartitionOffset[]>();
     for (const o of offsets) topics.set(o.topic, [...(topics.get(o.topic) ?? []), o]);
@@ -146,6 +174,12 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
       // A partition the response leaves out fails as the Java AdminClient's does ("did not get a response"): UNKNOWN_SERVER_ERROR.
       partitions: partitions.map((p) => ({ ...p, errorCode: r.errorCode !== ErrorCode.NONE.code ? r.errorCode : (answered.get(`${p.topic}\0${p.partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR.code) })),
     };
+  }
+
+  /** removeMembersFromConsumerGroup: a batch LeaveGroup (v3+) of the given members; the first error code, or 0. */
+  async removeMembers(group: string, members: readonly { memberId: string; groupInstanceId: string | null }[]): Promise<number> {
+    const r = await this.toCoordinator(group, (node) => this.client.request(node, LeaveGroupApi, { groupId: group, memberId: '', members: members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId })) }), (res) => res.errorCode);
+    return r.errorCode !== ErrorCode.NONE.code ? r.errorCode : (r.members.find((m) => m.errorCode !== ErrorCode.NONE.code)?.errorCode ?? ErrorCode.NONE.code);
   }
 
   async deleteGroup(group: string): Promise<string | null> {

@@ -47,6 +47,8 @@ export interface ConsumerGroupService {
   partitionsOf(topic: string): Promise<number[]>;
   /** -2 earliest, -1 latest (log end offset), per partition from its leader. */
   listOffsets(tps: readonly TopicPartition[], timestamp: -1 | -2): Promise<number[]>;
+  /** The first offset whose timestamp is at or after `timestamp`, per partition; -1 when there is none. */
+  offsetsForTimes?(tps: readonly TopicPartition[], timestamp: number): Promise<number[]>;
   commitOffsets(group: string, offsets: readonly TopicPartitionOffset[]): Promise<void>;
   /**
    * Deletes committed offsets of the group (OffsetDelete to its coordinator): the group-level error code, and

@@ -27,6 +27,9 @@ export interface TopicCommandOptions {
   ifExists?: boolean;
   underReplicatedPartitions?: boolean;
   unavailablePartitions?: boolean;
+  underMinIsrPartitions?: boolean;
+  atMinIsrPartitions?: boolean;
+  commandConfig?: string;
   topicsWithOverrides?: boolean;
   excludeInternal?: boolean;
   disableRackAware?: boolean;
@@ -58,14 +61,40 @@ export function checkTopicCommandArgs(o: TopicCommandOptions): void {
   if ((o.zookeeper === undefined) === (o.bootstrapServer === undefined)) {
     throw new CliError('Only one of --bootstrap-server or --zookeeper must be specified');
   }
-  if (o.bootstrapServer !== undefined) throw new CliError('--bootstrap-server is not supported by kafka-topics yet: use --zookeeper');
+  const bootstrap = o.bootstrapServer !== undefined;
+  if (o.describe && o.ifExists && o.topic === undefined) throw new CliError('Missing required argument "[topic]"');
   if ((o.create || o.alter || o.delete) && o.topic === undefined) throw new CliError('Missing required argument "[topic]"');
-  if (o.create && o.replicaAssignment === undefined && (o.partitions === undefined || o.replicationFactor === undefined)) {
+  // The bootstrap-server form creates with the cluster's defaults for what is not given (KIP-464).
+  if (!bootstrap && o.create && o.replicaAssignment === undefined && (o.partitions === undefined || o.replicationFactor === undefined)) {
     throw new CliError('Missing required argument "[partitions]"'.replace('[partitions]', o.partitions === undefined ? '[partitions]' : '[replication-factor]'));
   }
   if (o.create && o.replicaAssignment !== undefined && (o.partitions !== undefined || o.replicationFactor !== undefined)) {
     throw new CliError('Option "[replica-assignment]" can\'t be used with option "[partitions],[replication-factor]"');
   }
+  if (bootstrap && o.alter) {
+    // TopicCommandOptions.checkArgs: topic configs are kafka-configs' business over the admin API.
+    if (o.config.length > 0) {
+      throw new CliError('Option combination "[bootstrap-server],[config]" can\'t be used with option "[alter]" (the kafka-configs CLI supports altering topic configs with a --bootstrap-server option)');
+    }
+    if (o.partitions === undefined) throw new CliError('Missing required argument "[partitions]"');
+  }
+  if (bootstrap && o.deleteConfig.length > 0) throw new CliError('Option "[delete-config]" can\'t be used with option "[bootstrap-server]"');
+  for (const [name, used] of [['under-min-isr-partitions', o.underMinIsrPartitions], ['at-min-isr-partitions', o.atMinIsrPartitions]] as const) {
+    if (!used) continue;
+    if (!o.describe) throw new CliError(`Option "[${name}]" can't be used with option "[${o.create ? 'create' : o.alter ? 'alter' : o.list ? 'list' : 'delete'}]"`);
+    if (!bootstrap) throw new CliError(`Option "[${name}]" can't be used with option "[zookeeper]"`);
+  }
+  // Each replication report excludes the others and --topics-with-overrides (CommandLineUtils.checkInvalidArgs).
+  const reports = [
+    ['under-replicated-partitions', o.underReplicatedPartitions],
+    ['under-min-isr-partitions', o.underMinIsrPartitions],
+    ['at-min-isr-partitions', o.atMinIsrPartitions],
+    ['unavailable-partitions', o.unavailablePartitions],
+    ['topics-with-overrides', o.topicsWithOverrides],
+  ] as const;
+  const used = reports.filter(([, on]) => on).map(([name]) => name);
+  if (o.describe && used.length > 1) throw new CliError(`Option "[${used[0]!}]" can't be used with option "[${used[1]!}]"`);
+  if (o.commandConfig !== undefined && !bootstrap) throw new CliError('Option "[command-config]" can only be used with option "[bootstrap-server]"');
   if (!o.create && (o.replicationFactor !== undefined || o.ifNotExists)) {
     throw new CliError('Option "[replication-factor]" and "[if-not-exists]" can only be used with option "[create]"');
   }
@@ -76,6 +105,17 @@ export function checkTopicCommandArgs(o: TopicCommandOptions): void {
   if (!o.describe && (o.underReplicatedPartitions || o.unavailablePartitions || o.topicsWithOverrides)) {
     throw new CliError('Option "[under-replicated-partitions]", "[unavailable-partitions]" and "[topics-with-overrides]" can only be used with option "[describe]"');
   }
+}
+
+/** `--topic` as Kafka's IncludeList: commas are alternatives, the whole name must match. */
+export function topicFilter(topic: string): (name: string) => boolean {
+  let pattern: RegExp;
+  try {
+    pattern = new RegExp(`^(?:${topic.trim().replace(/,/g, '|').replace(/ /g, '').replace(/^["']+/, '').replace(/["']+$/, '')})$`);
+  } catch {
+    throw new CliError(`Invalid --topic ${topic}: not a valid regular expression`);
+  }
+  return (name) => pattern.test(name);
 }
 
 /** An option's value as a Java int (joptsimple's `ofType(Integer)`): anything else is refused on one line. */
@@ -151,13 +191,7 @@ export class TopicCommand {
     let topics = await this.admin.getAllTopics();
     if (o.excludeInternal) topics = topics.filter((t) => !isInternalTopic(t));
     if (o.topic === undefined) return topics;
-    let pattern: RegExp;
-    try {
-      pattern = new RegExp(`^(?:${o.topic.replace(/,/g, '|').trim()})$`);
-    } catch {
-      throw new CliError(`Invalid --topic ${o.topic}: not a valid regular expression`);
-    }
-    const matched = topics.filter((t) => pattern.test(t));
+    const matched = topics.filter(topicFilter(o.topic));
     if (matched.length === 0 && !o.ifExists && action !== 'list') {
       throw new TopicCommandError('java.lang.IllegalArgumentException', `Topic '${o.topic}' does not exist as expected`);
     }
