@@ -7,6 +7,7 @@ import { AdminZk, AdminZkError } from '../zk/admin-zk';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 
 const log = getLogger('kafka.server.KafkaApis');
+const adminLog = getLogger('kafka.server.ZkAdminManager');
 
 /**
  * Topics a broker creates on a client's behalf (Kafka 2.8's AutoTopicCreationManager, ZooKeeper flavour): a
@@ -48,8 +49,9 @@ export class AutoTopicCreationManager {
 
   /**
    * Starts creating `__consumer_offsets` unless a creation is in flight: offsets.topic.num.partitions partitions,
-   * min(offsets.topic.replication.factor, live brokers) replicas, compacted. The caller answers
-   * COORDINATOR_NOT_AVAILABLE meanwhile; clients retry FindCoordinator.
+   * offsets.topic.replication.factor replicas, compacted. As in Kafka 2.8, fewer live brokers than that refuse the
+   * creation (InvalidReplicationFactorException, logged by ZkAdminManager) and it is tried again on the next
+   * FindCoordinator. The caller answers COORDINATOR_NOT_AVAILABLE meanwhile; clients retry FindCoordinator.
    */
   createOffsetsTopic(): void {
     this.offsetsTopicCreation ??= this.doCreateOffsetsTopic()
@@ -62,9 +64,15 @@ export class AutoTopicCreationManager {
   private async doCreateOffsetsTopic(): Promise<void> {
     if (await this.adminZk.topicExists(GROUP_METADATA_TOPIC_NAME)) return;
     const brokers = await this.brokerRegistry.getBrokerIds();
-    if (brokers.length === 0) return;
-    const partitions = this.config.get('offsets.topic.num.partitions');
-    const rf = Math.min(this.config.get('offsets.topic.replication.factor'), brokers.length);
+        const partitions = this.config.get('offsets.topic.num.partitions');
+    const rf = this.config.get('offsets.topic.replication.factor');
+    if (brokers.length < rf) {
+      adminLog.info(
+        `Error processing create topic request CreatableTopic(name='${GROUP_METADATA_TOPIC_NAME}', numPartitions=${partitions}, replicationFactor=${rf}, assignments=[], configs=[]) ` +
+          `(org.apache.kafka.common.errors.InvalidReplicationFactorException: Replication factor: ${rf} larger than available brokers: ${brokers.length}.)`,
+      );
+      return;
+    }
     const config = new Map([
       ['cleanup.policy', 'compact'],
       ['compression.type', 'producer'],

@@ -183,11 +183,14 @@ export class KafkaServer {
         initialRebalanceDelayMs: this.config.get('group.initial.rebalance.delay.ms'),
         maxGroupSize: this.config.get('group.max.size'),
         offsetMetadataMaxBytes: this.config.get('offset.metadata.max.bytes'),
+        offsetsRetentionMs: this.config.get('offsets.retention.minutes') * 60 * 1000,
+        offsetsRetentionCheckIntervalMs: this.config.get('offsets.retention.check.interval.ms'),
       },
       offsetStore: new ZkOffsetStore(zk),
       // The topic's actual partition count once it exists, the configured one until then.
       partitionFor: (groupId) => coordinatorPartitionFor(groupId, metadataCache.numPartitions(GROUP_METADATA_TOPIC_NAME) ?? this.config.get('offsets.topic.num.partitions')),
       clock,
+      brokerId: this.brokerId,
     });
     groupCoordinator.startup();
     this.shutdownHooks.push(() => groupCoordinator.shutdown());

@@ -13,7 +13,7 @@ import { LogManager } from '../log/log-manager';
 import { isTransientStorageError } from '../log/log-dir-failure-channel';
 import { LogDirEventZk } from '../zk/log-dir-event-zk';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/apis/leader-and-isr';
-import { StopReplicaRequest, StopReplicaResponse } from '../protocol/apis/stop-replica';
+import { EPOCH_DURING_DELETE, NO_LEADER_EPOCH, StopReplicaRequest, StopReplicaResponse } from '../protocol/apis/stop-replica';
 import { DescribeLogDirsResult, DescribeLogDirsTopic } from '../protocol/apis/describe-log-dirs';
 import { Scheduler, ScheduledTask } from '../common/scheduler';
 import { ZkClient } from '../zk/zk-client';
@@ -547,29 +547,55 @@ export class ReplicaManager {
     return this.stateChanges.run(() => this.doStopReplicas(correlationId, request, version));
   }
 
+  /**
+   * Kafka 2.8's ReplicaManager.stopReplicas. v3 carries each partition's leader epoch and delete flag (older
+   * versions: one flag, and NoEpoch); a hosted partition whose epoch is not older than the request's is left
+   * alone with FENCED_LEADER_EPOCH (2.8 stops only on a strictly newer epoch, or the -2/-1 sentinels).
+   */
   private async doStopReplicas(correlationId: number, request: StopReplicaRequest, version: number): Promise<StopReplicaResponse> {
-    const tps: TopicPartition[] =
-      version >= 1
-        ? request.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })))
-        : request.ungroupedPartitions.map((p) => ({ topic: p.topicName, partition: p.partitionIndex }));
-    this.stateChangeLog.info(`Handling StopReplica request correlationId ${correlationId} from controller ${request.controllerId} for ${tps.length} partitions`);
-    if (request.controllerEpoch < this.controllerEpoch) {
+    const states: { tp: TopicPartition; leaderEpoch: number; deletePartition: boolean }[] =
+      version >= 3
+        ? request.topicStates.flatMap((t) => t.partitionStates.map((p) => ({ tp: { topic: t.topicName, partition: p.partitionIndex }, leaderEpoch: p.leaderEpoch, deletePartition: p.deletePartition })))
+        : (version >= 1
+            ? request.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })))
+            : request.ungroupedPartitions.map((p) => ({ topic: p.topicName, partition: p.partitionIndex }))
+          ).map((tp) => ({ tp, leaderEpoch: NO_LEADER_EPOCH, deletePartition: request.deletePartitions }));
+    const cid = request.controllerId;
+    const ce = request.controllerEpoch;
+    this.stateChangeLog.info(`Handling StopReplica request correlationId ${correlationId} from controller ${cid} for ${states.length} partitions`);
+    if (ce < this.controllerEpoch) {
       this.stateChangeLog.warn(
-        `Ignoring StopReplica request from controller ${request.controllerId} with correlation id ${correlationId} since its controller epoch ${request.controllerEpoch} is old. Latest known controller epoch is ${this.controllerEpoch}`,
+        `Ignoring StopReplica request from controller ${cid} with correlation id ${correlationId} since its controller epoch ${ce} is old. Latest known controller epoch is ${this.controllerEpoch}`,
       );
       return { errorCode: ErrorCode.STALE_CONTROLLER_EPOCH.code, partitionErrors: [] };
     }
-    this.controllerEpoch = request.controllerEpoch;
-    await this.fetcherManager?.removeFetcherForPartitions(tps);
-    const partitionErrors: StopReplicaResponse['partitionErrors'] = [];
-    for (const tp of tps) {
-      let code = 0;
+    this.controllerEpoch = ce;
+    const errors = new Map<string, number>();
+    const stopped: typeof states = [];
+    for (const st of states) {
+      const p = this.partitions.get(tpString(st.tp));
+      const ignoring = `Ignoring StopReplica request (delete=${st.deletePartition}) from controller ${cid} with correlation id ${correlationId} epoch ${ce} for partition ${tpString(st.tp)}`;
+      if (this.isOffline(p)) {
+        // A replica in a failed dir is neither stopped nor deleted; the controller hears why.
+        this.stateChangeLog.warn(`${ignoring} as the local replica for the partition is in an offline log directory`);
+        errors.set(tpString(st.tp), ErrorCode.KAFKA_STORAGE_ERROR.code);
+      } else if (p === undefined || st.leaderEpoch === EPOCH_DURING_DELETE || st.leaderEpoch === NO_LEADER_EPOCH || st.leaderEpoch > p.leaderEpoch) {
+        // Not hosted: its log may still be on disk (a topic deleted while this broker was down).
+        stopped.push(st);
+        errors.set(tpString(st.tp), ErrorCode.NONE.code);
+      } else if (st.leaderEpoch < p.leaderEpoch) {
+        this.stateChangeLog.warn(`${ignoring} since its associated leader epoch ${st.leaderEpoch} is smaller than the current leader epoch ${p.leaderEpoch}`);
+        errors.set(tpString(st.tp), ErrorCode.FENCED_LEADER_EPOCH.code);
+      } else {
+        this.stateChangeLog.info(`${ignoring} since its associated leader epoch ${st.leaderEpoch} matches the current leader epoch`);
+        errors.set(tpString(st.tp), ErrorCode.FENCED_LEADER_EPOCH.code);
+      }
+    }
+    await this.fetcherManager?.removeFetcherForPartitions(stopped.map((st) => st.tp));
+    for (const { tp, deletePartition } of stopped) {
       try {
         const p = this.partitions.get(tpString(tp));
-        if (this.isOffline(p)) {
-          // Kafka: a replica in a failed dir is neither stopped nor deleted; the controller hears why.
-          code = ErrorCode.KAFKA_STORAGE_ERROR.code;
-        } else if (request.deletePartitions) {
+        if (deletePartition) {
           this.partitions.delete(tpString(tp));
           if (this.o.logManager.getLog(tp) !== undefined) await this.o.logManager.asyncDelete(tp);
         } else if (p !== undefined) {
@@ -578,10 +604,10 @@ export class ReplicaManager {
         this.watchers.notify(tp);
       } catch (err) {
         this.stateChangeLog.error(`Error while stopping replica ${tpString(tp)}`, err);
-        code = err instanceof KafkaError ? err.code : ErrorCode.KAFKA_STORAGE_ERROR.code;
+        errors.set(tpString(tp), err instanceof KafkaError ? err.code : ErrorCode.KAFKA_STORAGE_ERROR.code);
       }
-      partitionErrors.push({ topicName: tp.topic, partitionIndex: tp.partition, errorCode: code });
     }
+    const partitionErrors = states.map((st) => ({ topicName: st.tp.topic, partitionIndex: st.tp.partition, errorCode: errors.get(tpString(st.tp)) ?? 0 }));
     return { errorCode: ErrorCode.NONE.code, partitionErrors };
   }
 

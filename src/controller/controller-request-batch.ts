@@ -1,7 +1,7 @@
 import { getLogger, Logger } from '../common/logging/logging';
 import { compareTp, TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest } from '../protocol/apis/leader-and-isr';
-import { StopReplicaRequest } from '../protocol/apis/stop-replica';
+import { EPOCH_DURING_DELETE, NO_LEADER_EPOCH, StopReplicaRequest } from '../protocol/apis/stop-replica';
 import { UpdateMetadataPartitionState, UpdateMetadataRequest } from '../protocol/apis/update-metadata';
 import { ControllerChannel } from './controller-channel';
 import { ControllerContext } from './controller-context';
@@ -18,6 +18,7 @@ export interface PartitionError {
 
 interface StopReplicaEntry {
   tp: TopicPartition;
+  leaderEpoch: number;
   deletePartition: boolean;
 }
 
@@ -75,11 +76,24 @@ export class ControllerRequestBatch {
     this.addUpdateMetadataRequestForBrokers(this.context.liveOrShuttingDownBrokerIds(), [tp]);
   }
 
+  /**
+   * Kafka's addStopReplicaRequestForBrokers: each partition once per broker (a delete already asked for stays),
+   * with the leader epoch the broker fences on: -2 (EpochDuringDelete) for a topic queued for deletion, which
+   * overrides any epoch, else the current one, or -1 (NoEpoch) when none is known.
+   */
   addStopReplicaRequestForBrokers(brokerIds: Iterable<number>, tp: TopicPartition, deletePartition: boolean): void {
+    const leaderEpoch = this.context.isTopicQueuedForDeletion(tp.topic) ? EPOCH_DURING_DELETE : (this.context.leadership.get(tpString(tp))?.state.leaderEpoch ?? NO_LEADER_EPOCH);
     for (const brokerId of brokerIds) {
+      if (brokerId < 0) continue;
       let entries = this.stopReplica.get(brokerId);
       if (!entries) this.stopReplica.set(brokerId, (entries = []));
-      entries.push({ tp, deletePartition });
+      const existing = entries.find((e) => e.tp.topic === tp.topic && e.tp.partition === tp.partition);
+      if (existing !== undefined) {
+        existing.leaderEpoch = leaderEpoch;
+        existing.deletePartition ||= deletePartition;
+      } else {
+        entries.push({ tp, leaderEpoch, deletePartition });
+      }
     }
   }
 
@@ -187,29 +201,36 @@ export class ControllerRequestBatch {
     }
   }
 
+  /**
+   * One StopReplica v3 per live broker (Kafka 2.8 at IBP >= 2.6): every partition with its leader epoch and its own
+   * delete flag. The v0-2 fields are filled too for the codec's sake, but a request mixing both flags only has a
+   * v3 form; every broker of this tree speaks v3. The response's errors for deleted partitions go to topic deletion.
+   */
   private sendStopReplica(controllerEpoch: number): void {
     const log = this.prefix(controllerEpoch);
     for (const [brokerId, entries] of this.stopReplica) {
       if (!this.context.liveBrokers.has(brokerId)) continue;
-      for (const deletePartitions of [false, true]) {
-        const selected = entries.filter((e) => e.deletePartition === deletePartitions);
-        if (selected.length === 0) continue;
-        log.info(`Sending StopReplica request (delete = ${deletePartitions}) for ${selected.length} replicas to broker ${brokerId}`);
-        const request: StopReplicaRequest = {
-          controllerId: this.controllerId,
-          controllerEpoch,
-          brokerEpoch: this.brokerEpoch(brokerId),
-          deletePartitions,
-          ungroupedPartitions: selected.map((e) => ({ topicName: e.tp.topic, partitionIndex: e.tp.partition })),
-          topics: groupByTopic(selected, (e) => e.tp.topic).map(([name, list]) => ({ name, partitionIndexes: list.map((e) => e.tp.partition) })),
-        };
-        this.channel.sendStopReplica(brokerId, request, (response) => {
-          // A partition the broker did not report carries the response's top-level error.
-          const reported = new Map(response.partitionErrors.map((e) => [tpKey(e.topicName, e.partitionIndex), e.errorCode]));
-          const errors = selected.map((e) => ({ tp: e.tp, errorCode: reported.get(tpString(e.tp)) ?? response.errorCode }));
-          this.onStopReplicaResponse(brokerId, errors, deletePartitions);
-        });
-      }
+      log.info(`Sending StopReplica request for ${entries.length} replicas to broker ${brokerId}`);
+      const request: StopReplicaRequest = {
+        controllerId: this.controllerId,
+        controllerEpoch,
+        brokerEpoch: this.brokerEpoch(brokerId),
+        deletePartitions: entries.every((e) => e.deletePartition),
+        ungroupedPartitions: entries.map((e) => ({ topicName: e.tp.topic, partitionIndex: e.tp.partition })),
+        topics: groupByTopic(entries, (e) => e.tp.topic).map(([name, list]) => ({ name, partitionIndexes: list.map((e) => e.tp.partition) })),
+        topicStates: groupByTopic(entries, (e) => e.tp.topic).map(([topicName, list]) => ({
+          topicName,
+          partitionStates: list.map((e) => ({ partitionIndex: e.tp.partition, leaderEpoch: e.leaderEpoch, deletePartition: e.deletePartition })),
+        })),
+      };
+      const deleted = entries.filter((e) => e.deletePartition);
+      this.channel.sendStopReplica(brokerId, request, (response) => {
+        if (deleted.length === 0) return;
+        // A partition the broker did not report carries the response's top-level error.
+        const reported = new Map(response.partitionErrors.map((e) => [tpKey(e.topicName, e.partitionIndex), e.errorCode]));
+        const errors = deleted.map((e) => ({ tp: e.tp, errorCode: reported.get(tpString(e.tp)) ?? response.errorCode }));
+        this.onStopReplicaResponse(brokerId, errors, true);
+      });
     }
   }
 }

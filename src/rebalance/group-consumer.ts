@@ -233,6 +233,7 @@ export class GroupConsumer {
       const fetched = await this.client.request(this.coordinator!, OffsetFetchApi, {
         groupId: this.cfg.groupId,
         topics: [...new Set(partitions.map((p) => p.topic))].map((name) => ({ name, partitionIndexes: partitions.filter((p) => p.topic === name).map((p) => p.partition) })),
+        requireStable: false,
       });
       const committed = new Map<string, number>(fetched.topics.flatMap((t) => t.partitions.map((p): [string, number] => [tpKey(t.name, p.partitionIndex), p.committedOffset])));
       for (const tp of partitions) {

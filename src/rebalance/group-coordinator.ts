@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { tpString } from '../common/topic-partition';
 import { ErrorCode, ErrorName } from '../common/error-codes';
-import { getLogger } from '../common/logging/logging';
+import { getLogger, Logger } from '../common/logging/logging';
 import { mapBounded } from '../common/map-bounded';
+import { Scheduler } from '../common/scheduler';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { topicNameError } from '../common/topic';
 import { decodeSubscription } from './consumer-protocol';
@@ -10,9 +11,13 @@ import { groupIdError } from './group-id';
 import { GroupMetadata } from './group-metadata';
 import { GroupState } from './group-state';
 import { JoinResult, MemberMetadata, MemberProtocol, SyncResult } from './member-metadata';
+import { expiredOffsets, GroupExpiryView, OFFSET_ONLY_GROUP } from './offset-expiry';
 import { TopicPartitionOffset, ZkOffsetStore } from './zk-offset-store';
 
 const log = getLogger('kafka.coordinator.group.GroupCoordinator');
+
+/** Kafka's default offsets.retention.minutes (7 days), in ms. */
+const DEFAULT_OFFSETS_RETENTION_MS = 10080 * 60 * 1000;
 
 export interface GroupCoordinatorConfig {
   minSessionTimeoutMs: number;
@@ -20,6 +25,10 @@ export interface GroupCoordinatorConfig {
   initialRebalanceDelayMs: number;
   maxGroupSize: number;
   offsetMetadataMaxBytes: number;
+  /** offsets.retention.minutes in ms (Kafka's offsetsRetentionMs); default 10080 minutes. */
+  offsetsRetentionMs?: number;
+  /** offsets.retention.check.interval.ms: the period of the expiry; without it no expiry is scheduled (unit tests). */
+  offsetsRetentionCheckIntervalMs?: number;
 }
 
 export interface GroupCoordinatorDeps {
@@ -28,6 +37,8 @@ export interface GroupCoordinatorDeps {
   /** The `__consumer_offsets` partition of a group (Kafka's partitionFor). */
   partitionFor(groupId: string): number;
   clock?: Clock;
+  /** For the GroupMetadataManager's log prefix. */
+  brokerId?: number;
 }
 
 export interface JoinGroupParams {
@@ -84,20 +95,30 @@ export class GroupCoordinator {
   /** The `__consumer_offsets` partitions this broker leads (Kafka's GroupMetadataManager.ownedPartitions). */
   private readonly ownedPartitions = new Set<number>();
   private active = false;
+  private readonly scheduler: Scheduler;
+  private readonly metadataLog: Logger;
 
   constructor(private readonly deps: GroupCoordinatorDeps) {
     this.clock = deps.clock ?? SYSTEM_CLOCK;
+    this.scheduler = new Scheduler(this.clock);
+    this.metadataLog = getLogger('kafka.coordinator.group.GroupMetadataManager').withPrefix(`[GroupMetadataManager brokerId=${deps.brokerId ?? -1}] `);
   }
 
   startup(): void {
     log.info('Starting up.');
     this.active = true;
+    const interval = this.deps.config.offsetsRetentionCheckIntervalMs;
+    // Kafka's GroupMetadataManager.startup: the first run right away, then every check interval.
+    if (interval !== undefined) this.scheduler.schedule('delete-expired-group-metadata', async () => {
+        await this.cleanupGroupMetadata();
+      }, 0, interval);
     log.info('Startup complete.');
   }
 
   shutdown(): void {
     log.info('Shutting down.');
     this.active = false;
+    void this.scheduler.shutdown();
     for (const g of [...this.groups.values()]) this.unload(g, 'COORDINATOR_NOT_AVAILABLE');
     this.ownedPartitions.clear();
     log.info('Shutdown complete.');
@@ -186,7 +207,7 @@ export class GroupCoordinator {
     if (group === undefined) {
       // Only a first join (no member id) may create the group; a known id for an unknown group must rejoin fresh.
       if (p.memberId !== '') return Promise.resolve(joinError(p.memberId, 'UNKNOWN_MEMBER_ID'));
-      group = new GroupMetadata(p.groupId);
+      group = new GroupMetadata(p.groupId, () => this.clock.nowMs());
       this.groups.set(p.groupId, group);
     }
     if (group.is('Dead')) return Promise.resolve(joinError(p.memberId, 'COORDINATOR_NOT_AVAILABLE'));
@@ -725,6 +746,69 @@ export class GroupCoordinator {
       log.info(`Group ${groupId} deleted`);
       return { groupId, errorCode: ErrorCode.NONE.code };
     });
+  }
+
+  // ---- Offset expiry --------------------------------------------------------------------------------------
+
+  /**
+   * Kafka 2.8's GroupMetadataManager.cleanupGroupMetadata, every offsets.retention.check.interval.ms: the expired
+   * offsets (see expiredOffsets) of every group this broker coordinates are deleted from ZooKeeper (Kafka writes
+   * tombstones), and a group left Empty without offsets becomes Dead and is removed, znodes included. Groups of
+   * ZooKeeper-based consumers (`/consumers/<group>/ids`) are left alone, as Kafka never expired them. Resolves with
+   * the number of offsets removed.
+   */
+  async cleanupGroupMetadata(): Promise<number> {
+    if (!this.active) return 0;
+    const startMs = this.clock.nowMs();
+    const retentionMs = this.deps.config.offsetsRetentionMs ?? DEFAULT_OFFSETS_RETENTION_MS;
+    const stored = await this.deps.offsetStore.allGroups().catch((err: unknown) => {
+      this.metadataLog.warn('Could not list the groups under /consumers for the offset expiry', err);
+      return [] as string[];
+    });
+    const candidates = new Set([...stored, ...this.groups.keys()].filter((g) => groupIdError(g) === undefined && this.isCoordinatorFor(g)));
+    let removed = 0;
+    for (const groupId of candidates) {
+      try {
+        removed += await this.cleanupGroup(groupId, startMs, retentionMs);
+      } catch (err) {
+        this.metadataLog.warn(`Could not expire the offsets of group ${groupId}`, err);
+      }
+    }
+    if (removed > 0) this.metadataLog.info(`Removed ${removed} expired offsets in ${this.clock.nowMs() - startMs} milliseconds.`);
+    return removed;
+  }
+
+  private async cleanupGroup(groupId: string, nowMs: number, retentionMs: number): Promise<number> {
+    const view = this.expiryView(this.groups.get(groupId));
+    if (view === null) return 0;
+    if (await this.deps.offsetStore.isZookeeperConsumerGroup(groupId)) return 0;
+    const offsets = await this.deps.offsetStore.fetchAllWithCommitTimes(groupId);
+    const expired = new Set(expiredOffsets(view, offsets, nowMs, retentionMs));
+    const deleted = expired.size === 0 ? [] : await this.deps.offsetStore.deleteExpired(groupId, offsets.filter((o) => expired.has(o)));
+    // The group may have changed while ZooKeeper answered: decide on what it is now.
+    const group = this.groups.get(groupId);
+    const left = offsets.length - deleted.length;
+    if (left === 0 && (group === undefined || group.is('Empty')) && this.isCoordinatorFor(groupId)) {
+      if (group !== undefined) {
+        this.metadataLog.info(`Group ${groupId} transitioned to Dead in generation ${group.generationId}`);
+        this.unload(group, 'COORDINATOR_NOT_AVAILABLE');
+      }
+      await this.deps.offsetStore.removeEmptyGroup(groupId);
+    }
+    return deleted.length;
+  }
+
+  /** What the expiry reads of a group (null: nothing can expire, so ZooKeeper is not read). */
+  private expiryView(group: GroupMetadata | undefined): GroupExpiryView | null {
+    if (group === undefined || group.is('Dead')) return OFFSET_ONLY_GROUP;
+    const view: GroupExpiryView = {
+      state: group.state,
+      protocolType: group.protocolType,
+      currentStateTimestamp: group.currentStateTimestamp,
+      subscribedTopics: group.protocolType === 'consumer' && group.protocolName !== null ? subscribedTopics(group) : null,
+    };
+    if (view.protocolType !== null && view.state !== 'Empty' && view.subscribedTopics === null) return null;
+    return view;
   }
 
   // ---- OffsetDelete ----------------------------------------------------------------------------------------

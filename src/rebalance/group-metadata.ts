@@ -31,7 +31,15 @@ export class GroupMetadata {
   /** Members that joined while the initial delay was running (Kafka's InitialDelayedJoin extends for them). */
   newMemberAdded = false;
 
-  constructor(readonly groupId: string) {}
+  /** When the group entered its current state (Kafka's currentStateTimestamp): offsets expire from an Empty group's. */
+  currentStateTimestamp: number;
+
+  constructor(
+    readonly groupId: string,
+    private readonly nowMs: () => number = Date.now,
+  ) {
+    this.currentStateTimestamp = nowMs();
+  }
 
   get state(): GroupState {
     return this.stateValue;
@@ -46,6 +54,7 @@ export class GroupMetadata {
       throw new Error(`Group ${this.groupId} should be in one of the valid previous states of ${state}, but it is ${this.stateValue}`);
     }
     this.stateValue = state;
+    this.currentStateTimestamp = this.nowMs();
   }
 
   has(memberId: string): boolean {

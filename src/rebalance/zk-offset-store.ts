@@ -7,6 +7,14 @@ import { ConsumerOffsetZNode } from '../zk/znodes/consumer-znodes';
 
 const log = getLogger('kafka.zk.KafkaZkClient');
 
+export interface StoredOffset {
+  topic: string;
+  partition: number;
+  /** The partition znode's mtime: when the offset was last committed. */
+  commitTimestamp: number;
+  version: number;
+}
+
 export interface TopicPartitionOffset {
   topic: string;
   partition: number;
@@ -128,6 +136,67 @@ export class ZkOffsetStore {
         if (!isCode(err, 'NOTEMPTY') && !isCode(err, 'NONODE')) throw err;
       });
     }
+  }
+
+  /**
+   * Every committed offset of a group with its commit time, the znode's mtime (ZooKeeper keeps no other), and its
+   * version, so that an expiry deletes only what it read: a commit in between changes the version.
+   */
+  async fetchAllWithCommitTimes(group: string): Promise<StoredOffset[]> {
+    const result: StoredOffset[] = [];
+    const topics = (await this.zk.getChildren(ZkPaths.consumerOffsetsRoot(group))) ?? [];
+    await mapBounded(
+      topics,
+      async (topic) => {
+        const partitions = ((await this.zk.getChildren(ZkPaths.consumerOffsets(group, topic))) ?? []).filter((p) => /^\d{1,10}$/.test(p)).map(Number);
+        const nodes = await mapBounded(partitions, (partition) => this.zk.getData(ZkPaths.consumerOffset(group, topic, partition)));
+        partitions.forEach((partition, i) => {
+          const node = nodes[i];
+          if (node != null) result.push({ topic, partition, commitTimestamp: node.stat.mtime, version: node.stat.version });
+        });
+      },
+      4,
+    );
+    return result;
+  }
+
+  /**
+   * Deletes expired offsets (Kafka writes their tombstones), each only at the version it was read at: one committed
+   * again meanwhile is kept. Emptied topic nodes go too. Resolves with the offsets actually deleted.
+   */
+  async deleteExpired(group: string, offsets: readonly StoredOffset[]): Promise<StoredOffset[]> {
+    const done = await mapBounded(offsets, (o) =>
+      this.zk.delete(ZkPaths.consumerOffset(group, o.topic, o.partition), o.version).then(
+        () => true,
+        (err: unknown) => {
+          if (isCode(err, 'BADVERSION')) return false;
+          if (isCode(err, 'NONODE')) return true;
+          throw err;
+        },
+      ),
+    );
+    for (const topic of new Set(offsets.map((o) => o.topic))) await this.deleteIfEmpty(ZkPaths.consumerOffsets(group, topic));
+    return offsets.filter((_, i) => done[i]);
+  }
+
+  /**
+   * Removes a dead group's nodes, `/consumers/<group>/offsets` and `/consumers/<group>`, only while they are empty
+   * (a commit or a ZooKeeper consumer arriving meanwhile keeps them).
+   */
+  async removeEmptyGroup(group: string): Promise<void> {
+    await this.deleteIfEmpty(ZkPaths.consumerOffsetsRoot(group));
+    await this.deleteIfEmpty(ZkPaths.consumerGroup(group));
+  }
+
+  private async deleteIfEmpty(path: string): Promise<void> {
+    await this.zk.delete(path).catch((err: unknown) => {
+      if (!isCode(err, 'NOTEMPTY') && !isCode(err, 'NONODE')) throw err;
+    });
+  }
+
+  /** A group of ZooKeeper-based consumers (`/consumers/<group>/ids` exists): the broker never expires its offsets. */
+  async isZookeeperConsumerGroup(group: string): Promise<boolean> {
+    return (await this.zk.exists(ZkPaths.consumerIds(group))) !== null;
   }
 
   async deleteGroup(group: string): Promise<void> {

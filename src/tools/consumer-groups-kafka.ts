@@ -78,7 +78,7 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
     );
     const g = described.groups[0];
     if (g === undefined || g.errorCode !== ErrorCode.NONE.code) throw new CliError(`Error: Executing consumer group command failed due to ${errorName(g?.errorCode ?? -1)}`);
-    const fetched = await this.toCoordinator(group, (node) => this.client.request(node, OffsetFetchApi, { groupId: group, topics: null }), (r) => r.errorCode);
+    const fetched = await this.toCoordinator(group, (node) => this.client.request(node, OffsetFetchApi, { groupId: group, topics: null, requireStable: false }), (r) => r.errorCode);
     const committed = fetched.topics.flatMap((t) => t.partitions.filter((p) => p.committedOffset >= 0).map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset })));
     const node = this.client.metadata.broker(coordinatorId);
     const description: GroupDescription = {

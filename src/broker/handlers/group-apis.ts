@@ -72,8 +72,9 @@ export function createOffsetFetchHandler(ctx: HandlerContext): ApiHandler<Offset
 }
 
 /**
- * FindCoordinator: the live leader of the group's `__consumer_offsets` partition. The first request creates the
- * topic (Kafka does the same) and is answered COORDINATOR_NOT_AVAILABLE until its leaders are known.
+ * FindCoordinator: the live leader of the group's `__consumer_offsets` partition. While the topic does not exist
+ * each request tries to create it (Kafka does the same; refused until offsets.topic.replication.factor brokers are
+ * alive) and is answered COORDINATOR_NOT_AVAILABLE until its leaders are known. v3 is v2, flexible.
  */
 export function createFindCoordinatorHandler(ctx: HandlerContext): ApiHandler<FindCoordinatorRequest, FindCoordinatorResponse> {
   return (request, context) => {

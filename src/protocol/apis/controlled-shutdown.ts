@@ -3,8 +3,8 @@ import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
- * ControlledShutdown (key 7), broker -> controller, v0-2; v3 is flexible. v0 uses request header v0 (no client id).
- * v2: BrokerEpoch (KIP-380). The response lists the partitions the broker still leads.
+ * ControlledShutdown (key 7), broker -> controller, v0-3, Kafka 2.8's maximum; v3 = v2, flexible. v0 uses request
+ * header v0 (no client id). v2: BrokerEpoch (KIP-380). The response lists the partitions the broker still leads.
  */
 export interface ControlledShutdownRequest {
   brokerId: number;
@@ -24,7 +24,7 @@ export interface ControlledShutdownResponse {
 export const ControlledShutdownApi = new ApiDefinition<ControlledShutdownRequest, ControlledShutdownResponse>({
   key: ApiKey.CONTROLLED_SHUTDOWN,
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 3,
   flexibleFrom: 3,
   interBroker: true,
   request: [f('brokerId', 'int32', '0+'), f('brokerEpoch', 'int64', '2+', { default: -1 })],

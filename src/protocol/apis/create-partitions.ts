@@ -2,7 +2,10 @@ import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
-/* CreatePartitions (key 37), v0-1 (identical layouts); v2 is flexible. Count is the new total. */
+/*
+ * CreatePartitions (key 37), v0-3, Kafka 2.8's maximum: v0-1 identical layouts; v2 is flexible; v3 = v2 (KIP-599:
+ * a client that sees v3 knows the broker may answer THROTTLING_QUOTA_EXCEEDED). Count is the new total.
+ */
 export interface CreatePartitionsAssignment {
   brokerIds: number[];
 }
@@ -33,7 +36,7 @@ export interface CreatePartitionsResponse {
 export const CreatePartitionsApi = new ApiDefinition<CreatePartitionsRequest, CreatePartitionsResponse>({
   key: ApiKey.CREATE_PARTITIONS,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 3,
   flexibleFrom: 2,
   request: [
     s('topics', '0+', [

@@ -2,7 +2,7 @@ import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
-/* DeleteGroups (key 42), v0-1 (identical layouts); v2 is flexible. */
+/* DeleteGroups (key 42), v0-2, Kafka 2.8's maximum: v0-1 identical layouts; v2 = v1, flexible. */
 export interface DeleteGroupsRequest {
   groupsNames: string[];
 }
@@ -20,7 +20,7 @@ export interface DeleteGroupsResponse {
 export const DeleteGroupsApi = new ApiDefinition<DeleteGroupsRequest, DeleteGroupsResponse>({
   key: ApiKey.DELETE_GROUPS,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleFrom: 2,
   request: [f('groupsNames', '[]string', '0+')],
   response: [

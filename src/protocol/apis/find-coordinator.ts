@@ -3,8 +3,8 @@ import { ApiKey } from '../api-keys';
 import { f } from '../schema/field';
 
 /*
- * FindCoordinator (key 10, GroupCoordinator before 0.11), v0-2; v3 is flexible.
- * v1: KeyType (0 group, 1 transaction); response ThrottleTimeMs (first) and ErrorMessage. v2 = v1.
+ * FindCoordinator (key 10, GroupCoordinator before 0.11), v0-3, Kafka 2.8's maximum; v3 is flexible.
+ * v1: KeyType (0 group, 1 transaction); response ThrottleTimeMs (first) and ErrorMessage. v2 = v1. v3 = v2, flexible.
  */
 export interface FindCoordinatorRequest {
   key: string;
@@ -23,7 +23,7 @@ export interface FindCoordinatorResponse {
 export const FindCoordinatorApi = new ApiDefinition<FindCoordinatorRequest, FindCoordinatorResponse>({
   key: ApiKey.FIND_COORDINATOR,
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 3,
   flexibleFrom: 3,
   request: [f('key', 'string', '0+'), f('keyType', 'int8', '1+', { default: 0 })],
   response: [

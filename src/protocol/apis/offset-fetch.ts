@@ -4,8 +4,10 @@ import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
- * OffsetFetch (key 9), v0-5; v6 is flexible. v0 reads ZooKeeper-style offsets. v2: null topics = all, and a
- * top-level ErrorCode as the LAST field. v3: ThrottleTimeMs first. v5: CommittedLeaderEpoch.
+ * OffsetFetch (key 9), v0-7, Kafka 2.8's maximum; v6 is flexible. v0 reads ZooKeeper-style offsets. v2: null
+ * topics = all, and a top-level ErrorCode as the LAST field. v3: ThrottleTimeMs first. v5: CommittedLeaderEpoch.
+ * v7: RequireStable (KIP-447): Kafka answers UNSTABLE_OFFSET_COMMIT for a partition with a pending transactional
+ * offset commit. There are no transactions here, so no commit is ever pending and v7 answers exactly as v6.
  */
 export interface OffsetFetchRequestTopic {
   name: string;
@@ -15,6 +17,7 @@ export interface OffsetFetchRequestTopic {
 export interface OffsetFetchRequest {
   groupId: string;
   topics: OffsetFetchRequestTopic[] | null;
+  requireStable: boolean;
 }
 
 export interface OffsetFetchResponsePartition {
@@ -39,7 +42,7 @@ export interface OffsetFetchResponse {
 export const OffsetFetchApi = new ApiDefinition<OffsetFetchRequest, OffsetFetchResponse>({
   key: ApiKey.OFFSET_FETCH,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 7,
   flexibleFrom: 6,
   // v2+ also carries the error at the top level.
   errorResponse: (request, version, errorCode) => ({
@@ -53,6 +56,7 @@ export const OffsetFetchApi = new ApiDefinition<OffsetFetchRequest, OffsetFetchR
   request: [
     f('groupId', 'string', '0+'),
     s('topics', '0+', [f('name', 'string', '0+'), f('partitionIndexes', '[]int32', '0+')], { nullable: '2+' }),
+    f('requireStable', 'bool', '7+', { default: false }),
   ],
   response: [
     f('throttleTimeMs', 'int32', '3+'),

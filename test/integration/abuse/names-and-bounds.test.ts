@@ -205,10 +205,10 @@ describe('names and bounds on a 3-broker cluster', () => {
         expect(commit.topics[0]?.partitions[0]?.errorCode).toBe(code('INVALID_GROUP_ID'));
       }
       for (const version of [0, 1]) {
-        const fetched = await other.send(OffsetFetchApi, { groupId, topics: [{ name: 'base', partitionIndexes: [0] }] }, { version });
+        const fetched = await other.send(OffsetFetchApi, { groupId, topics: [{ name: 'base', partitionIndexes: [0] }], requireStable: false }, { version });
         expect(fetched.topics[0]?.partitions[0]).toMatchObject({ errorCode: code('INVALID_GROUP_ID'), committedOffset: -1 });
       }
-      expect((await other.send(OffsetFetchApi, { groupId, topics: null }, { version: 2 })).errorCode).toBe(code('INVALID_GROUP_ID'));
+      expect((await other.send(OffsetFetchApi, { groupId, topics: null, requireStable: false }, { version: 2 })).errorCode).toBe(code('INVALID_GROUP_ID'));
       expect((await other.send(DescribeGroupsApi, { groups: [groupId], includeAuthorizedOperations: false }, { version: 1 })).groups[0]?.errorCode).toBe(code('INVALID_GROUP_ID'));
       expect((await other.send(DeleteGroupsApi, { groupsNames: [groupId] }, { version: 0 })).results[0]?.errorCode).toBe(code('INVALID_GROUP_ID'));
       // FindCoordinator answers as Kafka's does (it forms no path).

@@ -153,7 +153,7 @@ describe('ReplicaManager when a log dir fails', () => {
       ['u', ErrorCode.KAFKA_STORAGE_ERROR.code],
       ['v', 0],
     ]);
-    const stop = await replicaManager.stopReplicas(4, { controllerId: 0, controllerEpoch: 1, brokerEpoch: -1, deletePartitions: false, ungroupedPartitions: [{ topicName: 't', partitionIndex: 0 }], topics: [] }, 0);
+    const stop = await replicaManager.stopReplicas(4, { controllerId: 0, controllerEpoch: 1, brokerEpoch: -1, deletePartitions: false, ungroupedPartitions: [{ topicName: 't', partitionIndex: 0 }], topics: [], topicStates: [] }, 0);
     expect(stop.partitionErrors).toEqual([{ topicName: 't', partitionIndex: 0, errorCode: ErrorCode.KAFKA_STORAGE_ERROR.code }]);
 
     const lines = serverLog();

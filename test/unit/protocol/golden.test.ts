@@ -127,6 +127,14 @@ const NO_CLIENT_SENDS_VERSION: ReadonlyMap<string, string> = new Map([
   // Heartbeat 3, LeaveGroup 1 and OffsetCommit 7; kafka-python 2.0.2 lower still. Only the Java clients (2.4+,
   // 2.5+ for JoinGroup 7 and SyncGroup 5) send these.
   ['8:8', 'OffsetCommit v8 (flexible): Java consumer 2.4+ only'],
+  // FindCoordinator v3 (flexible): kafkajs 2.2.4 and librdkafka 2.0.2 stop at v2, kafka-python 2.0.2 at v1.
+  ['10:3', 'FindCoordinator v3 (flexible): Java clients 2.4+ only'],
+  // CreatePartitions: kafkajs 2.2.4 and kafka-python 2.0.2 stop at v1, librdkafka 2.0.2 at v1 (confluent-kafka's
+  // create_partitions); v2 (flexible) and v3 (KIP-599's throttling) are the Java AdminClient's.
+  ['37:2', 'CreatePartitions v2 (flexible): Java AdminClient 2.4+ only'],
+  ['37:3', 'CreatePartitions v3: Java AdminClient 2.7+ only'],
+  // DeleteGroups: kafkajs 2.2.4 and kafka-python 2.0.2 stop at v1, librdkafka 2.0.2 too.
+  ['42:2', 'DeleteGroups v2 (flexible): Java AdminClient 2.4+ only'],
   ['11:6', 'JoinGroup v6 (flexible): Java consumer 2.4+ only'],
   ['11:7', 'JoinGroup v7 (protocol type): Java consumer 2.5+ only'],
   ['12:4', 'Heartbeat v4 (flexible): Java consumer 2.4+ only'],
