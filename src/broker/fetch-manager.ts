@@ -14,6 +14,8 @@ export interface FetchPartitionData {
   readonly fetchOffset: number;
   readonly partitionMaxBytes: number;
   readonly currentLeaderEpoch: number;
+  /** Fetch v12's last fetched epoch (-1: none, no divergence check). */
+  readonly lastFetchedEpoch: number;
   readonly logStartOffset: number;
 }
 
@@ -44,7 +46,7 @@ function requestPartitions(request: FetchRequest): Map<string, FetchPartitionDat
     for (const p of t.partitions) {
       const key = tpKey(t.topic, p.partition);
       // Map.set keeps an existing key's place, as Kafka's LinkedHashMap put does.
-      byKey.set(key, { key, tp: { topic: t.topic, partition: p.partition }, fetchOffset: p.fetchOffset, partitionMaxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, logStartOffset: p.logStartOffset });
+      byKey.set(key, { key, tp: { topic: t.topic, partition: p.partition }, fetchOffset: p.fetchOffset, partitionMaxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, lastFetchedEpoch: p.lastFetchedEpoch ?? -1, logStartOffset: p.logStartOffset });
     }
   }
   return byKey;
@@ -56,6 +58,7 @@ function cached(p: FetchPartitionData, response?: FetchPartitionResponse): Cache
     fetchOffset: p.fetchOffset,
     partitionMaxBytes: p.partitionMaxBytes,
     currentLeaderEpoch: p.currentLeaderEpoch,
+    lastFetchedEpoch: p.lastFetchedEpoch,
     fetcherLogStartOffset: p.logStartOffset,
     highWatermark: response?.highWatermark ?? -1,
     localLogStartOffset: response?.logStartOffset ?? -1,
@@ -63,7 +66,7 @@ function cached(p: FetchPartitionData, response?: FetchPartitionResponse): Cache
 }
 
 function fromCache(key: string, c: CachedPartition): FetchPartitionData {
-  return { key, tp: c.tp, fetchOffset: c.fetchOffset, partitionMaxBytes: c.partitionMaxBytes, currentLeaderEpoch: c.currentLeaderEpoch, logStartOffset: c.fetcherLogStartOffset };
+  return { key, tp: c.tp, fetchOffset: c.fetchOffset, partitionMaxBytes: c.partitionMaxBytes, currentLeaderEpoch: c.currentLeaderEpoch, lastFetchedEpoch: c.lastFetchedEpoch, logStartOffset: c.fetcherLogStartOffset };
 }
 
 /**
@@ -81,6 +84,8 @@ function mustRespond(c: CachedPartition, r: FetchPartitionResponse): boolean {
     c.localLogStartOffset = r.logStartOffset;
   }
   if (r.preferredReadReplica >= 0) must = true;
+  // A diverging log must hear it, whatever else changed (the follower truncates on it).
+  if (r.divergingEpoch) must = true;
   if (r.errorCode !== ErrorCode.NONE.code) {
     // Sent again once the error clears, whatever its high watermark then.
     c.highWatermark = -1;
@@ -132,7 +137,7 @@ export class FetchManager {
     for (const [key, p] of data) {
       const c = session.partitions.get(key);
       if (c === undefined) session.partitions.set(key, cached(p));
-      else Object.assign(c, { fetchOffset: p.fetchOffset, partitionMaxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, fetcherLogStartOffset: p.logStartOffset });
+      else Object.assign(c, { fetchOffset: p.fetchOffset, partitionMaxBytes: p.partitionMaxBytes, currentLeaderEpoch: p.currentLeaderEpoch, lastFetchedEpoch: p.lastFetchedEpoch, fetcherLogStartOffset: p.logStartOffset });
     }
     for (const t of request.forgottenTopicsData) for (const partition of t.partitions) session.partitions.delete(tpKey(t.topic, partition));
     if (session.partitions.size === 0) {

@@ -22,6 +22,8 @@ export interface CachedPartition {
   fetchOffset: number;
   partitionMaxBytes: number;
   currentLeaderEpoch: number;
+  /** The fetcher's last fetched epoch (Fetch v12; -1 otherwise). */
+  lastFetchedEpoch: number;
   fetcherLogStartOffset: number;
   /** The high watermark last sent; -1 after an error, so the partition is sent again once the error clears. */
   highWatermark: number;

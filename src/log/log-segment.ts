@@ -338,9 +338,9 @@ export class LogSegment {
 
   /**
    * The first record with timestamp ≥ `timestamp` and offset ≥ `startingOffset`. Only the one batch that
-   * contains it is decoded.
+   * contains it is decoded. `leaderEpoch` is that batch's partition leader epoch (-1 when it has none: ListOffsets v4+).
    */
-  findOffsetByTimestamp(timestamp: number, startingOffset: number): { timestamp: number; offset: number } | undefined {
+  findOffsetByTimestamp(timestamp: number, startingOffset: number): { timestamp: number; offset: number; leaderEpoch: number } | undefined {
     const indexed = this.timeIndex.lookup(timestamp);
     let pos = this.offsetIndex.lookup(Math.max(indexed.offset, startingOffset)).position;
     while (pos + LOG_OVERHEAD <= this.committedSize) {
@@ -352,8 +352,9 @@ export class LogSegment {
       if (maxTs >= timestamp && last >= startingOffset) {
         const bytes = Buffer.allocUnsafe(size);
         this.readFully(bytes, pos);
-        for (const r of new RecordBatch(bytes).records()) {
-          if (r.timestamp >= timestamp && r.offset >= startingOffset) return { timestamp: r.timestamp, offset: r.offset };
+        const batch = new RecordBatch(bytes);
+        for (const r of batch.records()) {
+          if (r.timestamp >= timestamp && r.offset >= startingOffset) return { timestamp: r.timestamp, offset: r.offset, leaderEpoch: Math.max(batch.partitionLeaderEpoch, -1) };
         }
       }
       pos += size;

@@ -1,4 +1,6 @@
 import { KafkaError } from '../common/kafka-error';
+import { RecordError, RecordValidationError } from '../common/record-validation-error';
+import { TopicPartition, tpString } from '../common/topic-partition';
 import { CompressionType, compressionTypeForConfig } from '../records/compression-type';
 import { LOG_OVERHEAD, MAGIC_OFFSET, RECORD_BATCH_OVERHEAD, RecordBatch } from '../records/record-batch';
 import { RecordBatchBuilder } from '../records/record-batch-builder';
@@ -46,6 +48,8 @@ export interface LeaderValidationParams {
   readonly now: number;
   readonly leaderEpoch: number;
   readonly origin: AppendOrigin;
+  /** Named in the per-record error messages (Kafka's "... in topic partition t-0."). */
+  readonly topicPartition?: TopicPartition;
 }
 
 function corrupt(message: string): KafkaError {
@@ -94,25 +98,52 @@ function validateBatchHeader(batch: RecordBatch, origin: AppendOrigin): void {
 }
 
 /**
- * The per-record checks (LogValidator.validateRecord), from one walk over the records. Kafka reports timestamp
- * errors before key errors of the same batch (processRecordErrors), so the walk only counts null keys.
+ * The per-record checks (LogValidator.validateRecord), from one walk over the records that only counts and
+ * tracks extremes: nothing is kept per record on the way. Only when something is wrong are the records decoded
+ * again, to name each rejected one (rejectedRecords).
  */
-function validateRecords(batch: RecordBatch, config: LogConfig, now: number, origin: AppendOrigin): void {
+function validateRecords(batch: RecordBatch, config: LogConfig, now: number, origin: AppendOrigin, tp: TopicPartition | undefined): void {
   const requireKeys = isCompactPolicy(config) && !batch.isControlBatch;
   const diff = config.messageTimestampDifferenceMaxMs;
   const checkRange = config.messageTimestampType === 'CreateTime' && diff < Number.MAX_SAFE_INTEGER;
   const flags = (origin === 'client' ? CHECK_OFFSET_DELTAS : 0) | (requireKeys ? COUNT_NULL_KEYS : 0) | (checkRange ? TRACK_MIN_TIMESTAMP : 0);
   walkBatchRecords(batch, flags, inflateCap(config.maxMessageBytes));
-  if (checkRange) {
-    const ts = recordsWalk.minTimestamp < now - diff ? recordsWalk.minTimestamp : recordsWalk.maxTimestamp > now + diff ? recordsWalk.maxTimestamp : undefined;
-    if (ts !== undefined) {
-      throw new KafkaError('INVALID_TIMESTAMP', `Timestamp ${ts} of a message is out of range. The timestamp should be within [${now - diff}, ${now + diff}]`);
+  const outOfRange = checkRange && (recordsWalk.minTimestamp < now - diff || recordsWalk.maxTimestamp > now + diff);
+  if (!outOfRange && batch.timestampType !== TimestampType.LOG_APPEND_TIME && recordsWalk.nullKeys === 0) return;
+  throw rejectedRecords(batch, config, now, requireKeys, checkRange, tp);
+}
+
+/** Kafka's DefaultRecord.toString, as LogValidator's messages print a record. */
+function recordString(r: { offset: number; timestamp: number; key: Buffer | null; value: Buffer | null }): string {
+  return `DefaultRecord(offset=${r.offset}, timestamp=${r.timestamp}, key=${r.key?.length ?? 0} bytes, value=${r.value?.length ?? 0} bytes)`;
+}
+
+/**
+ * LogValidator.validateRecord for each record (its key first, then its timestamp) and processRecordErrors: an
+ * INVALID_TIMESTAMP if any record has a bad timestamp, else INVALID_RECORD, with every rejected record's index.
+ */
+function rejectedRecords(batch: RecordBatch, config: LogConfig, now: number, requireKeys: boolean, checkRange: boolean, tp: TopicPartition | undefined): RecordValidationError {
+  const diff = config.messageTimestampDifferenceMaxMs;
+  const where = tp === undefined ? '' : ` in topic partition ${tpString(tp)}`;
+  const errors: RecordError[] = [];
+  let timestampError = false;
+  batch.records(inflateCap(config.maxMessageBytes)).forEach((record, batchIndex) => {
+    if (requireKeys && record.key === null) {
+      errors.push({ batchIndex, message: `Compacted topic cannot accept message without key${where}.` });
+    } else if (checkRange && record.timestamp !== -1 && Math.abs(record.timestamp - now) > diff) {
+      timestampError = true;
+      errors.push({
+        batchIndex,
+        message: `Timestamp ${record.timestamp} of message with offset ${record.offset} is out of range. The timestamp should be within [${now - diff}, ${now + diff}]`,
+      });
+    } else if (batch.timestampType === TimestampType.LOG_APPEND_TIME) {
+      timestampError = true;
+      errors.push({ batchIndex, message: `Invalid timestamp type in message ${recordString(record)}. Producer should not set timestamp type to LogAppendTime.` });
     }
-  }
-  if (batch.timestampType === TimestampType.LOG_APPEND_TIME) {
-    throw new KafkaError('INVALID_TIMESTAMP', 'Invalid timestamp type in message: producer should not set timestamp type to LogAppendTime.');
-  }
-  if (recordsWalk.nullKeys > 0) throw new KafkaError('INVALID_RECORD', 'Compacted topic cannot accept message without key.');
+  });
+  return timestampError
+    ? new RecordValidationError('INVALID_TIMESTAMP', 'One or more records have been rejected due to invalid timestamp', errors)
+    : new RecordValidationError('INVALID_RECORD', 'One or more records have been rejected', errors);
 }
 
 /** Re-encodes a batch with another codec (compression.type set on the topic). */
@@ -157,7 +188,7 @@ export function validateAndAssignOffsets(input: Buffer, p: LeaderValidationParam
   if (batches.length !== 1) throw new KafkaError('INVALID_RECORD', 'Compressed outer record has more than one batch');
   let batch = batches[0] as RecordBatch;
   validateBatchHeader(batch, p.origin);
-  validateRecords(batch, config, p.now, p.origin);
+  validateRecords(batch, config, p.now, p.origin, p.topicPartition);
   let maxTimestamp = recordsWalk.maxTimestamp;
   if (target !== undefined && batch.compressionId !== target) {
     records = recompress(batch, target, cap);

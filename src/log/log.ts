@@ -54,6 +54,8 @@ export interface FetchDataInfo {
 export interface TimestampAndOffset {
   readonly timestamp: number;
   readonly offset: number;
+  /** The leader epoch of the offset (Kafka's TimestampAndOffset.leaderEpoch; -1 when unknown). */
+  readonly leaderEpoch: number;
 }
 
 /** ListOffsets special timestamps. */
@@ -261,6 +263,7 @@ export class Log {
           now: this.clock.nowMs(),
           leaderEpoch,
           origin,
+          topicPartition: this.topicPartition,
         });
         if (validated === undefined) return { done: Promise.resolve(this.emptyAppendInfo()) };
         // As Kafka: the epoch cache first, so an append it fails to record is not written either.
@@ -343,12 +346,18 @@ export class Log {
 
   /**
    * ListOffsets: −2 → log start offset, −1 → LEO, otherwise the first record with a timestamp ≥ `timestamp`
-   * (undefined if none). Timestamps −1 are returned for the special cases.
+   * (undefined if none). Timestamps −1 are returned for the special cases. The leader epoch is, as Kafka's
+   * Log.fetchOffsetByTimestamp: the earliest cached epoch if it starts at or before the log start offset (a log
+   * from an older message format may have none), the latest cached epoch, or the found batch's.
    */
   fetchOffsetByTimestamp(timestamp: number): TimestampAndOffset | undefined {
     return this.io('looking up an offset by timestamp', () => {
-      if (timestamp === EARLIEST_TIMESTAMP) return { timestamp: -1, offset: this.logStartOffsetValue };
-      if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.nextOffset };
+      if (timestamp === EARLIEST_TIMESTAMP) {
+        const earliest = this.leaderEpochCache.entries()[0];
+        const leaderEpoch = earliest !== undefined && earliest.startOffset <= this.logStartOffsetValue ? earliest.epoch : -1;
+        return { timestamp: -1, offset: this.logStartOffsetValue, leaderEpoch };
+      }
+      if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.nextOffset, leaderEpoch: this.leaderEpochCache.latestEpoch() };
       for (const segment of this.segments.all()) {
         if (segment.largestTimestamp() < timestamp) continue;
         const found = segment.findOffsetByTimestamp(timestamp, this.logStartOffsetValue);

@@ -373,7 +373,8 @@ function walkTags(c: Cursor, nodes: FieldNode[], path: string): void {
 
 function walkStruct(c: Cursor, nodes: FieldNode[], fields: readonly FieldSpec[], version: number, flexible: boolean, prefix: string): void {
   for (const f of fields) {
-    if (!inRange(version, parseVersions(f.versions))) continue;
+    // Tagged fields live in the tag section (walkTags), not in the field order.
+    if (!inRange(version, parseVersions(f.versions)) || f.tag !== undefined) continue;
     const path = prefix === '' ? f.name : `${prefix}.${f.name}`;
     const nullable = inRange(version, parseVersions(f.nullableVersions));
     if (f.type.startsWith('[]')) {

@@ -7,6 +7,7 @@ import type { LogConfig } from '../../common/config/log-config';
 import { downConvertUntilError, inflateCap } from '../../records';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
+import { divergingEpoch } from '../diverging-epoch';
 
 const log = getLogger('kafka.server.ReplicaManager');
 
@@ -18,6 +19,8 @@ interface Slot {
   fetchOffset: number;
   partitionMaxBytes: number;
   currentLeaderEpoch: number;
+  /** Fetch v12's epoch of the fetcher's last record (-1: not checked). */
+  lastFetchedEpoch: number;
   /** The fetcher's log start offset (Fetch v5+; -1 from consumers and older versions). */
   logStartOffset: number;
   response: FetchPartitionResponse;
@@ -50,8 +53,9 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
     const maxBytes = isFollower ? Math.min(asked, followerMaxBytes) : Math.min(asked, consumerMaxBytes, ctx.quotas.fetch.maxValueInQuotaWindow(clientId));
     const minBytes = Math.max(request.minBytes, 1);
     let bytes = readAll(ctx, slots, maxBytes, version, isFollower);
-    const hasError = slots.some((s) => s.response.errorCode !== ErrorCode.NONE.code);
-    if (bytes < minBytes && !hasError && request.maxWaitMs > 0) {
+    // An error or a diverging log is answered at once (Kafka's fetchMessages: errorReadingData, hasDivergingEpoch).
+    const answerNow = slots.some((s) => s.response.errorCode !== ErrorCode.NONE.code || s.response.divergingEpoch);
+    if (bytes < minBytes && !answerNow && request.maxWaitMs > 0) {
       // Parked: let go of what was read; only offsets are held while waiting.
       for (const s of slots) s.response.recordSet = EMPTY;
       const satisfied = (): boolean => availableBytes(ctx, slots, isFollower, minBytes, version) >= minBytes;
@@ -99,6 +103,9 @@ function updateFollower(ctx: HandlerContext, replicaId: number, s: Slot): void {
   if (s.currentLeaderEpoch >= 0 && s.currentLeaderEpoch !== partition.leaderEpoch) return;
   // Beyond our log end the follower's log diverges (it will truncate after OFFSET_OUT_OF_RANGE): not in sync.
   if (s.fetchOffset > partition.logEndOffset) return;
+  // Nor is a follower told its log diverges (Kafka's updateFollowerFetchState skips it).
+  const logRef = partition.log;
+  if (divergingEpoch((e) => logRef.endOffsetForEpoch(e), s.lastFetchedEpoch, s.fetchOffset) !== null) return;
   // Only this follower's log start offset can move the low watermark here: the walk over the followers is done
   // only when it changed (rarely: after a DeleteRecords), not on every fetch of every partition.
   const startMoved = partition.followers.get(replicaId)?.logStartOffset !== s.logStartOffset;
@@ -189,6 +196,12 @@ function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: 
       s.response.highWatermark = hw;
       s.response.lastStableOffset = hw;
       s.response.logStartOffset = logRef.logStartOffset;
+      // Before the offset's range is checked, as Kafka's Partition.readRecords: a diverging follower truncates.
+      const diverging = divergingEpoch((e) => logRef.endOffsetForEpoch(e), s.lastFetchedEpoch, s.fetchOffset);
+      if (diverging !== null) {
+        s.response.divergingEpoch = diverging;
+        continue;
+      }
       const budget = Math.min(s.partitionMaxBytes, Math.max(0, maxBytes - total));
       if (budget <= 0 && total > 0) continue;
       const data = logRef.read(s.fetchOffset, Math.max(budget, 1), isFollower ? undefined : hw, total === 0);

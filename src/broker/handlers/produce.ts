@@ -1,5 +1,6 @@
 import { ErrorCode } from '../../common/error-codes';
 import { KafkaError } from '../../common/kafka-error';
+import { RecordValidationError } from '../../common/record-validation-error';
 import { getLogger } from '../../common/logging/logging';
 import { TopicPartition, tpString } from '../../common/topic-partition';
 import { isInternalTopic } from '../../common/topic';
@@ -57,7 +58,7 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
           const partition = ctx.replicaManager.leaderPartition(tp);
           appends.push({ tp, response, append: partition.appendRecordsToLeader(records, acks) });
         } catch (err) {
-          appendFailed(tp, response, err);
+          appendFailed(ctx, tp, response, err);
         }
       }
     }
@@ -71,7 +72,7 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     results.forEach((result, i) => {
       const { tp, response } = appends[i] as (typeof appends)[number];
       if (result.status === 'rejected') {
-        appendFailed(tp, response, result.reason);
+        appendFailed(ctx, tp, response, result.reason);
         return;
       }
       const info = result.value;
@@ -134,8 +135,18 @@ function completeBatchSize(records: Buffer, pos: number): number | undefined {
   return remaining < LOG_OVERHEAD + size ? undefined : LOG_OVERHEAD + size;
 }
 
-function appendFailed(tp: TopicPartition, response: ProducePartitionResponse, err: unknown): void {
+/**
+ * A partition's failed append. Records LogValidator rejected one by one (Kafka's RecordValidationException) answer,
+ * as Kafka's ReplicaManager does, with the log start offset, each record's index and reason (Produce v8+, KIP-467)
+ * and the error message; other errors carry no message.
+ */
+function appendFailed(ctx: HandlerContext, tp: TopicPartition, response: ProducePartitionResponse, err: unknown): void {
   response.errorCode = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
+  if (err instanceof RecordValidationError) {
+    response.recordErrors = err.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message }));
+    response.errorMessage = err.message;
+    response.logStartOffset = ctx.replicaManager.getPartition(tp)?.log?.logStartOffset ?? -1;
+  }
   if (!(err instanceof KafkaError)) log.error(`Error processing append operation on partition ${tpString(tp)}`, err);
 }
 

@@ -13,7 +13,12 @@ import { offsetTruncationState } from './offset-truncation';
 import { ReplicaFetcherConfig } from './replica-fetcher-config';
 import { FetchSessionHandler, SessionPartitionData } from './fetch-session-handler';
 
-/** Versions a 2.x follower sends with inter.broker.protocol.version 2.x (KIP-320 leader epochs in both). */
+/**
+ * Versions a 2.x follower sends with inter.broker.protocol.version 2.x (KIP-320 leader epochs in both). The
+ * leaders serve Fetch 12 (diverging epochs) and OffsetForLeaderEpoch 4 to Kafka 2.8's followers, but this
+ * fetcher stays on Fetch 11 and truncates through OffsetForLeaderEpoch: moving it to v12 (truncation from the
+ * fetch response) is a separate, benchmarked change.
+ */
 const FETCH_VERSION = 11;
 const OFFSET_FOR_LEADER_EPOCH_VERSION = 3;
 const LIST_OFFSETS_VERSION = 2;

@@ -3,7 +3,8 @@ import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
- * OffsetForLeaderEpoch (key 23), follower -> leader (KIP-101), v0-3; v4 is flexible.
+ * OffsetForLeaderEpoch (key 23), follower -> leader (KIP-101), v0-4: Kafka 2.8's maximum; v4 is the first
+ * flexible version (no new fields). This broker's own fetcher stays on v3 (see replica-fetcher-thread.ts).
  * v1: response LeaderEpoch. v2: CurrentLeaderEpoch (KIP-320) and ThrottleTimeMs. v3: ReplicaId (-2 = debug,
  * -1 = consumer).
  */
@@ -43,7 +44,7 @@ export interface OffsetForLeaderEpochResponse {
 export const OffsetForLeaderEpochApi = new ApiDefinition<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse>({
   key: ApiKey.OFFSET_FOR_LEADER_EPOCH,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   flexibleFrom: 4,
   interBroker: true,
   request: [

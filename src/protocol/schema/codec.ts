@@ -1,5 +1,6 @@
 import { ByteReader } from '../primitives/byte-reader';
 import { ByteWriter } from '../primitives/byte-writer';
+import { ProtocolError } from '../protocol-error';
 import { FieldSpec, PrimitiveType, inRange, parseVersions } from './field';
 
 type Decode = (r: ByteReader) => unknown;
@@ -125,6 +126,10 @@ function compileField(spec: FieldSpec, version: number, flexible: boolean, path:
   }
   const nullable = inRange(version, parseVersions(spec.nullableVersions));
   const compact = flexible;
+  if (spec.type === '{}') {
+    const struct = compileStruct(spec.fields ?? [], version, flexible, `${path}.${name}`);
+    return { name, decode: (r) => struct.decode(r), encode: (w, v) => struct.encode(w, v as Record<string, unknown>), nullable: false, makeDefault, minSize: struct.minSize };
+  }
   if (!spec.type.startsWith('[]')) {
     const type = spec.type as PrimitiveType;
     return {
@@ -174,9 +179,80 @@ function compileField(spec: FieldSpec, version: number, flexible: boolean, path:
   return { name, decode, encode, nullable, makeDefault, minSize: compact ? 1 : 4 };
 }
 
-/** Compiles a field list for one version. Struct-level tagged fields (flexible versions) are skipped on read. */
+interface CompiledTaggedField extends CompiledField {
+  readonly tag: number;
+  readonly decode: Decode;
+  readonly encode: Encode;
+  /** Whether a value is the default, which Kafka leaves out of the tag section (a struct's default is null: absent). */
+  isDefault(v: unknown): boolean;
+}
+
+function compileTaggedField(spec: FieldSpec, version: number, path: string): CompiledTaggedField | null {
+  const c = compileField(spec, version, true, path);
+  if (c.decode === null || c.encode === null) return null;
+  const d = spec.type === '{}' ? null : c.makeDefault();
+  const isDefault = (v: unknown): boolean => {
+    if (v === undefined) return true;
+    if (d === null) return v === null;
+    if (Buffer.isBuffer(v) && Buffer.isBuffer(d)) return v.equals(d);
+    return v === d;
+  };
+  return { ...c, decode: c.decode, encode: c.encode, tag: spec.tag as number, isDefault, minSize: 0 };
+}
+
+function checkTaggedOrder(tagged: readonly CompiledTaggedField[], path: string): void {
+  for (let i = 1; i < tagged.length; i++) {
+    if ((tagged[i] as CompiledTaggedField).tag <= (tagged[i - 1] as CompiledTaggedField).tag) throw new Error(`Tagged fields of ${path} are not in tag order`);
+  }
+}
+
+/** The tag section: the known tagged fields decoded into `out`, unknown ones skipped (a newer peer's). */
+function decodeTaggedFields(r: ByteReader, tagged: readonly CompiledTaggedField[], out: Record<string, unknown>, path: string): void {
+  const count = r.unsignedVarint();
+  let lastTag = -1;
+  for (let i = 0; i < count; i++) {
+    const tag = r.unsignedVarint();
+    if (tag <= lastTag) throw new ProtocolError(`Tagged fields out of order: ${tag} after ${lastTag}`);
+    lastTag = tag;
+    const size = r.unsignedVarint();
+    const field = tagged.find((t) => t.tag === tag);
+    if (field === undefined) {
+      r.skip(size);
+      continue;
+    }
+    const start = r.offset;
+    out[field.name] = field.decode(r);
+    if (r.offset - start !== size) throw new ProtocolError(`Tagged field ${path}.${field.name} has size ${size} but ${r.offset - start} bytes were read`);
+  }
+}
+
+/** Writes the tag section: only the tagged fields whose value is not the default, each sized first. */
+function encodeTaggedFields(w: ByteWriter, tagged: readonly CompiledTaggedField[], value: Record<string, unknown>): void {
+  let written: { tag: number; bytes: Buffer }[] | undefined;
+  for (const t of tagged) {
+    const v = value[t.name];
+    if (t.isDefault(v)) continue;
+    const sub = new ByteWriter(64);
+    t.encode(sub, v);
+    (written ??= []).push({ tag: t.tag, bytes: sub.toBuffer() });
+  }
+  if (written === undefined) {
+    w.emptyTaggedFields();
+    return;
+  }
+  w.unsignedVarint(written.length);
+  for (const x of written) w.unsignedVarint(x.tag).unsignedVarint(x.bytes.length).raw(x.bytes);
+}
+
+/** Compiles a field list for one version. Unknown tagged fields (flexible versions) are skipped on read. */
 export function compileStruct(fields: readonly FieldSpec[], version: number, flexible: boolean, path = ''): CompiledStruct {
-  const compiled = fields.map((spec) => compileField(spec, version, flexible, path));
+  // A tagged field is absent from the regular fields; outside flexible versions it is absent altogether.
+  const compiled = fields.map((spec) =>
+    spec.tag === undefined ? compileField(spec, version, flexible, path) : { name: spec.name, decode: null, encode: null, nullable: false, makeDefault: spec.type === '{}' ? () => null : defaultOf(spec), minSize: 0 },
+  );
+  const tagged = flexible ? fields.filter((spec) => spec.tag !== undefined).map((spec) => compileTaggedField(spec, version, path)).filter((t): t is CompiledTaggedField => t !== null) : [];
+  tagged.sort((a, b) => a.tag - b.tag);
+  checkTaggedOrder(tagged, path);
   const present = compiled.filter((c) => c.encode !== null);
   const minSize = compiled.reduce((sum, c) => sum + c.minSize, 0) + (flexible ? 1 : 0);
   return {
@@ -184,7 +260,9 @@ export function compileStruct(fields: readonly FieldSpec[], version: number, fle
     decode(r) {
       const out: Record<string, unknown> = {};
       for (const c of compiled) out[c.name] = c.decode === null ? c.makeDefault() : c.decode(r);
-      if (flexible) r.skipTaggedFields();
+      if (!flexible) return out;
+      if (tagged.length === 0) r.skipTaggedFields();
+      else decodeTaggedFields(r, tagged, out, path);
       return out;
     },
     encode(w, value) {
@@ -196,7 +274,9 @@ export function compileStruct(fields: readonly FieldSpec[], version: number, fle
         }
         (c.encode as Encode)(w, v);
       }
-      if (flexible) w.emptyTaggedFields();
+      if (!flexible) return;
+      if (tagged.length === 0) w.emptyTaggedFields();
+      else encodeTaggedFields(w, tagged, value);
     },
   };
 }

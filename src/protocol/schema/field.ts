@@ -4,12 +4,14 @@
  * declared, and struct arrays carry their own field list. One generic codec (codec.ts) interprets them.
  *
  * Types: int8 int16 int32 int64 float64 bool string bytes records uuid, "[]T" for arrays of a primitive T,
- * "[]" (with `fields`) for arrays of structs. `records` is NULLABLE_BYTES carrying a message set or record batches:
+ * "[]" (with `fields`) for arrays of structs, "{}" (with `fields`) for one struct. A field with a `tag` is a tagged
+ * field (KIP-482) in the flexible versions it exists in: written in the struct's tag section only when it differs
+ * from its default (null for a struct: absent), read from there whatever its place in the list. `records` is NULLABLE_BYTES carrying a message set or record batches:
  * it is decoded as a Buffer slice and encoded from a Buffer or a list of Buffers, never parsed here.
  */
 export type PrimitiveType = 'int8' | 'int16' | 'int32' | 'int64' | 'float64' | 'bool' | 'string' | 'bytes' | 'records' | 'uuid';
 
-export type FieldType = PrimitiveType | `[]${PrimitiveType}` | '[]';
+export type FieldType = PrimitiveType | `[]${PrimitiveType}` | '[]' | '{}';
 
 export interface FieldSpec {
   readonly name: string;
@@ -20,23 +22,31 @@ export interface FieldSpec {
   readonly nullableVersions?: string;
   /** Value used when the field is absent from the version being decoded or missing when encoding. */
   readonly default?: unknown;
-  /** Fields of each element for "[]" (struct array). */
+  /** Fields of each element for "[]" (struct array), or of the struct for "{}". */
   readonly fields?: readonly FieldSpec[];
+  /** Tag of a tagged field (Kafka's "tag" with "taggedVersions" = the field's flexible versions). */
+  readonly tag?: number;
 }
 
 export interface FieldOptions {
   nullable?: string;
   default?: unknown;
+  tag?: number;
 }
 
 /** Shorthand used by the API files: f('throttleTimeMs', 'int32', '1+'). */
-export function f(name: string, type: Exclude<FieldType, '[]'>, versions: string, options: FieldOptions = {}): FieldSpec {
-  return { name, type, versions, nullableVersions: options.nullable, default: options.default };
+export function f(name: string, type: Exclude<FieldType, '[]' | '{}'>, versions: string, options: FieldOptions = {}): FieldSpec {
+  return { name, type, versions, nullableVersions: options.nullable, default: options.default, tag: options.tag };
 }
 
 /** A struct array: s('topics', '0+', [...fields]). */
 export function s(name: string, versions: string, fields: readonly FieldSpec[], options: FieldOptions = {}): FieldSpec {
-  return { name, type: '[]', versions, fields, nullableVersions: options.nullable, default: options.default };
+  return { name, type: '[]', versions, fields, nullableVersions: options.nullable, default: options.default, tag: options.tag };
+}
+
+/** One struct (Kafka's struct-typed field), so far only as a tagged field: st('divergingEpoch', '12+', [...], { tag: 0 }). */
+export function st(name: string, versions: string, fields: readonly FieldSpec[], options: FieldOptions = {}): FieldSpec {
+  return { name, type: '{}', versions, fields, nullableVersions: options.nullable, default: options.default ?? null, tag: options.tag };
 }
 
 export interface VersionRange {

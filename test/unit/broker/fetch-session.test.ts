@@ -12,7 +12,7 @@ function partitions(n: number): () => Map<string, CachedPartition> {
   return () => {
     const m = new Map<string, CachedPartition>();
     for (let i = 0; i < n; i++) {
-      m.set(tpKey('t', i), { tp: { topic: 't', partition: i }, fetchOffset: 0, partitionMaxBytes: 1024, currentLeaderEpoch: 0, fetcherLogStartOffset: 0, highWatermark: 0, localLogStartOffset: 0 });
+      m.set(tpKey('t', i), { tp: { topic: 't', partition: i }, fetchOffset: 0, partitionMaxBytes: 1024, currentLeaderEpoch: 0, lastFetchedEpoch: -1, fetcherLogStartOffset: 0, highWatermark: 0, localLogStartOffset: 0 });
     }
     return m;
   };

@@ -1,5 +1,6 @@
 import * as zlib from 'node:zlib';
 import { createLogConfig } from '../../../src/common/config/log-config';
+import { RecordValidationError } from '../../../src/common/record-validation-error';
 import { KafkaError } from '../../../src/common/kafka-error';
 import { AppendOrigin, validateAndAssignOffsets } from '../../../src/log/log-validator';
 import { CompressionType } from '../../../src/records/compression-type';
@@ -27,7 +28,9 @@ function expectRefused(input: Buffer, name: string, message?: RegExp, overrides:
   }
   expect(caught).toBeInstanceOf(KafkaError);
   expect((caught as KafkaError).errorName).toBe(name);
-  if (message) expect((caught as KafkaError).message).toMatch(message);
+  // A record-by-record rejection says why per record (Produce v8's record errors) under a general message.
+  const texts = [(caught as KafkaError).message, ...(caught instanceof RecordValidationError ? caught.recordErrors.map((e) => e.message ?? '') : [])];
+  if (message) expect(texts.some((t) => message.test(t))).toBe(true);
   expect(input.equals(copy)).toBe(true);
 }
 
@@ -115,11 +118,36 @@ describe('validateAndAssignOffsets walks every record, as Kafka 2.8 LogValidator
     expectRefused(both, 'INVALID_TIMESTAMP', undefined, { 'cleanup.policy': 'compact', 'message.timestamp.difference.max.ms': '1000' });
   });
 
+  it('names each rejected record by its index in the batch (Produce v8 record errors, Kafka\'s RecordValidationException)', () => {
+    const keyless = batchOf([{}, { key: null }, {}, { key: null }]);
+    let caught: unknown;
+    try {
+      validate(keyless, { 'cleanup.policy': 'compact' });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(RecordValidationError);
+    const e = caught as RecordValidationError;
+    expect(e.message).toBe('One or more records have been rejected');
+    expect(e.recordErrors.map((r) => r.batchIndex)).toEqual([1, 3]);
+    expect(e.recordErrors[0]?.message).toMatch(/^Compacted topic cannot accept message without key( in topic partition .+)?\.$/);
+    // A key error and a timestamp error in one batch: INVALID_TIMESTAMP for the partition, each record its own.
+    try {
+      validate(batchOf([{ key: null }, { timestampDelta: 10 ** 9 }]), { 'cleanup.policy': 'compact', 'message.timestamp.difference.max.ms': '1000' });
+    } catch (err) {
+      caught = err;
+    }
+    const both = caught as RecordValidationError;
+    expect(both.message).toBe('One or more records have been rejected due to invalid timestamp');
+    expect(both.recordErrors.map((r) => r.batchIndex)).toEqual([0, 1]);
+    expect(both.recordErrors[1]?.message).toMatch(/^Timestamp \d+ of message with offset 1 is out of range\. The timestamp should be within \[\d+, \d+\]$/);
+  });
+
   it('checks every record timestamp against message.timestamp.difference.max.ms, not only the header', () => {
     const cfg = { 'message.timestamp.difference.max.ms': '60000' };
     // header timestamps fine, the middle record an hour late
     const middle = batchOf([{ timestampDelta: 0 }, { timestampDelta: -3_600_000 }, { timestampDelta: 1000 }], CompressionType.NONE, { maxTimestamp: NOW + 1000 });
-    expectRefused(middle, 'INVALID_TIMESTAMP', /Timestamp \d+ of a message is out of range/, cfg);
+    expectRefused(middle, 'INVALID_TIMESTAMP', /Timestamp \d+ of message with offset \d+ is out of range/, cfg);
     // NO_TIMESTAMP records are exempt
     const none = batchOf([{ timestampDelta: 0 }, { timestampDelta: 0 }], CompressionType.NONE, { firstTimestamp: -1, maxTimestamp: -1 });
     expect(validate(none, cfg)?.maxTimestamp).toBe(-1);

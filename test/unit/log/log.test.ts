@@ -238,13 +238,28 @@ describe('Log', () => {
   it('looks offsets up by timestamp', async () => {
     const log = f.open({ 'segment.bytes': '600', 'index.interval.bytes': '100' });
     for (let i = 0; i < 20; i++) await log.appendAsLeader(makeBatch({ count: 2, timestamp: 1000 + i * 10, valueSize: 50 }));
-    expect(log.fetchOffsetByTimestamp(-2)).toEqual({ timestamp: -1, offset: 0 });
-    expect(log.fetchOffsetByTimestamp(-1)).toEqual({ timestamp: -1, offset: 40 });
-    expect(log.fetchOffsetByTimestamp(0)).toEqual({ timestamp: 1000, offset: 0 });
-    expect(log.fetchOffsetByTimestamp(1001)).toEqual({ timestamp: 1001, offset: 1 });
-    expect(log.fetchOffsetByTimestamp(1055)).toEqual({ timestamp: 1060, offset: 12 });
-    expect(log.fetchOffsetByTimestamp(1191)).toEqual({ timestamp: 1191, offset: 39 });
+    expect(log.fetchOffsetByTimestamp(-2)).toEqual({ timestamp: -1, offset: 0, leaderEpoch: 0 });
+    expect(log.fetchOffsetByTimestamp(-1)).toEqual({ timestamp: -1, offset: 40, leaderEpoch: 0 });
+    expect(log.fetchOffsetByTimestamp(0)).toEqual({ timestamp: 1000, offset: 0, leaderEpoch: 0 });
+    expect(log.fetchOffsetByTimestamp(1001)).toEqual({ timestamp: 1001, offset: 1, leaderEpoch: 0 });
+    expect(log.fetchOffsetByTimestamp(1055)).toEqual({ timestamp: 1060, offset: 12, leaderEpoch: 0 });
+    expect(log.fetchOffsetByTimestamp(1191)).toEqual({ timestamp: 1191, offset: 39, leaderEpoch: 0 });
     expect(log.fetchOffsetByTimestamp(5000)).toBeUndefined();
+  });
+
+  it('gives the leader epoch of the offset found (ListOffsets v4+): earliest and latest from the epoch cache, a timestamp from its batch', async () => {
+    const log = f.open({ 'segment.bytes': '600', 'index.interval.bytes': '100' });
+    for (let i = 0; i < 10; i++) await log.appendAsLeader(makeBatch({ count: 2, timestamp: 1000 + i * 10, valueSize: 50 }), i < 5 ? 2 : 5);
+    expect(log.fetchOffsetByTimestamp(-2)).toEqual({ timestamp: -1, offset: 0, leaderEpoch: 2 });
+    expect(log.fetchOffsetByTimestamp(-1)).toEqual({ timestamp: -1, offset: 20, leaderEpoch: 5 });
+    expect(log.fetchOffsetByTimestamp(1012)).toEqual({ timestamp: 1020, offset: 4, leaderEpoch: 2 });
+    expect(log.fetchOffsetByTimestamp(1062)).toEqual({ timestamp: 1070, offset: 14, leaderEpoch: 5 });
+  });
+
+  it('has no leader epoch for the earliest offset when the first cached epoch starts after the log start', () => {
+    const log = f.open({});
+    log.maybeAssignEpochStartOffset(3, 10);
+    expect(log.fetchOffsetByTimestamp(-2)).toEqual({ timestamp: -1, offset: 0, leaderEpoch: -1 });
   });
 
   it('truncates to an offset (follower) and continues from there', async () => {

@@ -106,6 +106,15 @@ const NO_CLIENT_SENDS_VERSION: ReadonlyMap<string, string> = new Map([
   // kafkajs 2.2.4 implements DeleteRecords v0-1 only; kafka-python 2.0.2 and confluent-kafka 1.7.0 have no
   // delete-records admin call (librdkafka's rd_kafka_DeleteRecords sends v1). v2 is the Java AdminClient's (2.4+).
   ['21:2', 'DeleteRecords v2 (flexible): Java AdminClient 2.4+ only'],
+  // The data path's newest versions, advertised and run through the capture tool (caps 12, 5, 4): kafkajs 2.2.4
+  // stops at Produce 7, Fetch 11 and ListOffsets 3; librdkafka 2.0.2 (kcat, confluent-kafka) at Produce 7,
+  // Fetch 11 and ListOffsets 2; kafka-python 2.0.2 at Produce 7, Fetch 11 and ListOffsets 1. Only the Java clients (2.4+; 2.8 for Fetch 12) send these.
+  ['0:8', 'Produce v8 (record errors, KIP-467): Java producer 2.4+ only'],
+  ['0:9', 'Produce v9 (flexible): Java producer 2.8 only'],
+  ['1:12', 'Fetch v12 (flexible, last fetched epoch): Java consumer and broker 2.8 only'],
+  ['2:4', 'ListOffsets v4 (current leader epoch, KIP-320): Java consumer 2.1+ only'],
+  ['2:5', 'ListOffsets v5 (OFFSET_NOT_AVAILABLE): Java consumer 2.2+ only'],
+  ['2:6', 'ListOffsets v6 (flexible): Java consumer 2.8 only'],
   // kafkajs and kafka-python stop at AlterConfigs v1, librdkafka 2.0.2 sends v0 only; v2 (flexible, KIP-482) is
   // the Java AdminClient's (2.4+).
   ['33:2', 'AlterConfigs v2: Java AdminClient 2.4+ only'],
@@ -244,7 +253,7 @@ describe('reference captures', () => {
     expect(remaining).toBe(0);
     const req = body as FetchRequest;
     expect(req).toMatchObject({ replicaId: -1, maxWaitMs: 500, minBytes: 1, maxBytes: 52428800, isolationLevel: 1, sessionId: 0, sessionEpoch: -1, rackId: '' });
-    expect(req.topics[0]?.partitions[0]).toEqual({ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, logStartOffset: -1, partitionMaxBytes: 1048576 });
+    expect(req.topics[0]?.partitions[0]).toEqual({ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1048576 });
     expect(again).toEqual(bytes);
   });
 });

@@ -22,6 +22,7 @@ export function sampleBody(fields: readonly FieldSpec[], version: number, seed =
 
 function sampleValue(f: FieldSpec, version: number, n: number): unknown {
   if (f.type === '[]') return [sampleBody(f.fields ?? [], version, n + 1), sampleBody(f.fields ?? [], version, n + 2)];
+  if (f.type === '{}') return sampleBody(f.fields ?? [], version, n + 1);
   if (f.type.startsWith('[]')) return [primitive(f.type.slice(2), n), primitive(f.type.slice(2), n + 1)];
   return primitive(f.type, n);
 }
@@ -63,6 +64,9 @@ export function presentFieldsEqual(fields: readonly FieldSpec[], version: number
       for (let i = 0; i < e.length; i++) {
         if (!presentFieldsEqual(f.fields ?? [], version, e[i] as Record<string, unknown>, a[i] as Record<string, unknown>)) return false;
       }
+    } else if (f.type === '{}' && e !== null && typeof e === 'object') {
+      if (a === null || typeof a !== 'object') return false;
+      if (!presentFieldsEqual(f.fields ?? [], version, e as Record<string, unknown>, a as Record<string, unknown>)) return false;
     } else if (JSON.stringify(e) !== JSON.stringify(a)) {
       return false;
     }

@@ -73,8 +73,8 @@ describe('the structure-aware mutator', () => {
     for (const expected of [
       'header.clientId len=-2',
       'header.clientId len=-1 (null)',
-      'header.apiVersion=8 (window 0-7)',
-      'header.apiVersion=-1 (window 0-7)',
+      'header.apiVersion=10 (window 0-9)',
+      'header.apiVersion=-1 (window 0-9)',
       'header.apiKey=1 (FETCH header over a PRODUCE body)',
       'header.correlationId=-2147483648',
       'topicData count=50,000,000',
