@@ -5,7 +5,7 @@ import { getLogger, Logger } from '../common/logging/logging';
 import { Clock } from '../common/time';
 import { Scheduler } from '../common/scheduler';
 import { batchesIn } from '../records/record-batch';
-import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, SWAP_FILE_SUFFIX, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
+import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, FUTURE_DIR_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, SWAP_FILE_SUFFIX, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache';
 import { isDeletePolicy, LogConfig } from '../common/config/log-config';
 import { LogDirFailureChannel, errnoOf, ioErrorKind, isIoError, storageError, TransientStorageError } from './log-dir-failure-channel';
@@ -186,6 +186,11 @@ export class Log {
 
   get config(): LogConfig {
     return this.configValue;
+  }
+
+  /** A future replica: the copy of a partition being moved into this log dir (`<tp>.<uuid>-future`). */
+  get isFuture(): boolean {
+    return this.dir.endsWith(FUTURE_DIR_SUFFIX);
   }
 
   get logEndOffset(): number {
@@ -564,6 +569,14 @@ export class Log {
         return true;
       });
     });
+  }
+
+  /**
+   * Resolves once every append, truncation and start-offset move queued so far is done and written: with nothing
+   * queued behind it, the log end offset is then final (a log dir move's last copy and swap rely on it).
+   */
+  quiesce(): Promise<void> {
+    return this.exclusive(() => this.writes.drain());
   }
 
   /** Closes all files (after pending queue work). Segments waiting for deletion are deleted now. */
