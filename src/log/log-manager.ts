@@ -308,6 +308,8 @@ export class LogManager {
     if (dest === undefined) throw new KafkaError('KAFKA_STORAGE_ERROR', `The future replica for ${key} is offline`);
     const highWatermark = source.highWatermark;
     const logStartOffset = Math.min(Math.max(source.logStartOffset, dest.logStartOffset), dest.logEndOffset);
+    // Flushed first: no flush of it (a roll schedules one) may still be running when its files are renamed.
+    await dest.flush();
     const recoveryPoint = dest.recoveryPoint;
     await dest.close();
     const target = path.join(dest.parentDir, logDirName(tp));

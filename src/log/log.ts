@@ -469,7 +469,8 @@ export class Log {
    * Runs beside appends; a truncation during the flush leaves the recovery point alone.
    */
   flush(offset = this.nextOffset): Promise<void> {
-    if (this.offline || offset <= this.recoveryPointValue) return Promise.resolve();
+    // A closed log's files may have moved (a future log renamed into place): a flush scheduled by a roll is moot.
+    if (this.offline || this.closed || offset <= this.recoveryPointValue) return Promise.resolve();
     // Group commit: flushes asked for while one runs share the next, which covers everything written by then
     // (with flush.messages=1 every append asks; one fdatasync per append would be the disk's rate, not the log's).
     if (this.flushRunning !== undefined) {
@@ -503,7 +504,7 @@ export class Log {
   }
 
   private async flushNow(offset: number): Promise<void> {
-    if (this.offline || offset <= this.recoveryPointValue) return;
+    if (this.offline || this.closed || offset <= this.recoveryPointValue) return;
     const generation = this.truncations;
     // Only bytes written before the fsync starts are known durable after it.
     const durableUpTo = Math.min(offset, this.nextOffset);
