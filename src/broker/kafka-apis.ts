@@ -1,6 +1,7 @@
 import { ApiKey } from '../protocol/api-keys';
 import { ApiHandlers } from './network/api-handler';
 import { createAlterConfigsHandlers } from './handlers/alter-configs';
+import { createAlterReplicaLogDirsHandler } from './handlers/alter-replica-log-dirs';
 import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopReplicaHandler, createUpdateMetadataHandler } from './handlers/control-requests';
 import { createClientQuotasHandlers } from './handlers/client-quotas';
 import { createDeleteRecordsHandler } from './handlers/delete-records';
@@ -65,6 +66,7 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.DELETE_GROUPS]: createDeleteGroupsHandler(ctx),
     [ApiKey.DESCRIBE_CLUSTER]: createDescribeClusterHandler(ctx),
     [ApiKey.INCREMENTAL_ALTER_CONFIGS]: alterConfigs.incrementalAlterConfigs,
+    [ApiKey.ALTER_REPLICA_LOG_DIRS]: createAlterReplicaLogDirsHandler(ctx),
     [ApiKey.DESCRIBE_LOG_DIRS]: createDescribeLogDirsHandler(ctx),
     [ApiKey.ELECT_LEADERS]: createElectLeadersHandler(ctx),
     [ApiKey.OFFSET_DELETE]: createOffsetDeleteHandler(ctx),

@@ -63,6 +63,13 @@ export type ReplicationCheck = { done: false } | { done: true; error?: ErrorName
  */
 export class Partition {
   log: Log | undefined;
+  /** The replica being filled in another log dir of this broker (AlterReplicaLogDirs), until it replaces `log`. */
+  futureLog: Log | undefined;
+  /**
+   * Set while the future log replaces the current one: appends wait for it, then go to the new log (Kafka takes
+   * leaderIsrUpdateLock's write lock for the swap, appends its read lock).
+   */
+  private logSwap: Promise<void> | undefined;
   leaderId = -1;
   leaderEpoch = -1;
   controllerEpoch = -1;
@@ -150,6 +157,8 @@ export class Partition {
    * coordinators pass origin 'coordinator' (Kafka's AppendOrigin.Coordinator: no client-only checks).
    */
   async appendRecordsToLeader(records: Buffer, requiredAcks: number, origin: AppendOrigin = 'client'): Promise<LogAppendInfo> {
+    while (this.logSwap !== undefined) await this.logSwap;
+    // From here to the log's append nothing awaits: the append is queued on the log the swap sees.
     const log = this.log;
     if (!this.isLeader || log === undefined) {
       throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Leader not local for partition ${tpString(this.tp)} on broker ${this.localBrokerId}`);
@@ -308,6 +317,7 @@ export class Partition {
    * asked for and the low watermark now.
    */
   async deleteRecordsOnLeader(offset: number, isBrokerAlive: (id: number) => boolean): Promise<{ requestedOffset: number; lowWatermark: number }> {
+    while (this.logSwap !== undefined) await this.logSwap;
     const log = this.log;
     if (!this.isLeader || log === undefined) {
       throw new KafkaError('NOT_LEADER_OR_FOLLOWER', `Leader not local for partition ${tpString(this.tp)} on broker ${this.localBrokerId}`);
@@ -319,6 +329,20 @@ export class Partition {
     if (requestedOffset < 0) throw new KafkaError('OFFSET_OUT_OF_RANGE', `The offset ${requestedOffset} for partition ${tpString(this.tp)} is not valid`);
     await log.maybeIncrementLogStartOffset(requestedOffset, 'client delete records request');
     return { requestedOffset, lowWatermark: this.lowWatermarkIfLeader(isBrokerAlive) };
+  }
+
+  /**
+   * Holds appends and DeleteRecords of this partition until the returned release is called: those already queued
+   * on the current log finish (Log.quiesce), later ones wait and then go to whatever `log` is by then.
+   */
+  blockAppends(): () => void {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    this.logSwap = gate;
+    return () => {
+      if (this.logSwap === gate) this.logSwap = undefined;
+      release();
+    };
   }
 
   /** Whether every ISR member has `offset` (acks=-1 completion). */

@@ -11,6 +11,7 @@ import { LogConfig } from '../common/config/log-config';
 import { LoopYield } from '../common/loop-yield';
 import { LogManager } from '../log/log-manager';
 import { isTransientStorageError } from '../log/log-dir-failure-channel';
+import { futureDirNameTooLong } from '../log/log-file-names';
 import { LogDirEventZk } from '../zk/log-dir-event-zk';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/apis/leader-and-isr';
 import { EPOCH_DURING_DELETE, NO_LEADER_EPOCH, StopReplicaRequest, StopReplicaResponse } from '../protocol/apis/stop-replica';
@@ -25,6 +26,7 @@ import { Watchers } from '../common/watchers';
 import { ReplicaFetcherConfig } from './replica-fetcher/replica-fetcher-config';
 import { ReplicaFetcherManager } from './replica-fetcher/replica-fetcher-manager';
 import { BrokerEndPoint, InitialFetchState } from './replica-fetcher/replica-fetcher-thread';
+import { copyToFutureLog, ReplicaAlterLogDirsManager } from './replica-alter-log-dirs-manager';
 
 export interface ReplicaManagerOptions {
   brokerId: number;
@@ -85,6 +87,9 @@ export class ReplicaManager {
   private readonly partitionSettings: PartitionSettings;
   private readonly isrChanges: IsrChangePropagation | undefined;
   readonly fetcherManager: ReplicaFetcherManager | undefined;
+  /** Moves of replicas between this broker's log dirs (AlterReplicaLogDirs). */
+  readonly alterLogDirsManager: ReplicaAlterLogDirsManager;
+  private readonly alterLogDirsMaxBytes: number;
   private readonly tasks: ScheduledTask[] = [];
   /** LeaderAndIsr and StopReplica are applied one at a time (Kafka's replicaStateChangeLock). */
   private readonly stateChanges = new SerialQueue();
@@ -107,6 +112,14 @@ export class ReplicaManager {
     };
     this.fetcherManager = r === undefined ? undefined : new ReplicaFetcherManager(r.fetcher, (tp) => this.partitions.get(tpString(tp))?.log, o.clock);
     this.logDirEvents = o.logDirEvents ?? (r === undefined ? undefined : new LogDirEventZk(r.zk));
+    this.alterLogDirsMaxBytes = r?.fetcher.fetchMaxBytes ?? KafkaConfig.defaultOf('replica.fetch.max.bytes');
+    this.alterLogDirsManager = new ReplicaAlterLogDirsManager(
+      {
+        partition: (tp) => this.partitions.get(tpString(tp)),
+        replaceCurrentWithFutureReplica: (tp, stillMoving) => this.maybeReplaceCurrentWithFutureReplica(tp, stillMoving),
+      },
+      { brokerId: o.brokerId, maxBytes: this.alterLogDirsMaxBytes, backoffMs: r?.fetcher.fetchBackoffMs ?? KafkaConfig.defaultOf('replica.fetch.backoff.ms'), clock: o.clock },
+    );
     o.logManager.failureChannel.onFailure((dir) => this.scheduleLogDirFailure(dir));
   }
 
@@ -127,6 +140,7 @@ export class ReplicaManager {
     for (const t of this.tasks) t.cancel();
     // Not waited for: a notification waiting for a ZooKeeper session must not hold the shutdown.
     this.stopped = true;
+    await this.alterLogDirsManager.shutdown();
     await this.fetcherManager?.shutdown();
     this.logger.info('Shut down completely');
   }
@@ -159,10 +173,16 @@ export class ReplicaManager {
       const newOfflinePartitions = this.allPartitions()
         .filter((p) => p.log !== undefined && p.log.parentDir === dir)
         .map((p) => p.tp);
+      // Moves to or from the failed dir stop; a future replica there is dropped (its files stay for the next start).
+      const movesStopped = this.allPartitions().filter((p) => p.futureLog !== undefined && (p.futureLog.parentDir === dir || p.log?.parentDir === dir));
+      await this.alterLogDirsManager.removePartitions(movesStopped.map((p) => p.tp));
+      for (const p of movesStopped) {
+        if (p.futureLog?.parentDir === dir) p.futureLog = undefined;
+      }
       await this.fetcherManager?.removeFetcherForPartitions(newOfflinePartitions);
       for (const tp of newOfflinePartitions) this.markPartitionOffline(tp);
       this.logger.warn(
-        `Broker ${this.o.brokerId} stopped fetcher for partitions ${newOfflinePartitions.map(tpString).join(',')} and stopped moving logs for partitions  because they are in the failed log directory ${dir}.`,
+        `Broker ${this.o.brokerId} stopped fetcher for partitions ${newOfflinePartitions.map(tpString).join(',')} and stopped moving logs for partitions ${movesStopped.map((p) => tpString(p.tp)).join(',')} because they are in the failed log directory ${dir}.`,
       );
     });
     logManager.handleLogDirFailure(dir);
@@ -209,8 +229,8 @@ export class ReplicaManager {
       let topic = topics.get(tp.topic);
       if (!topic) topics.set(tp.topic, (topic = { name: tp.topic, partitions: [] }));
       if (partitions !== null && !partitions.has(tpString(tp))) continue;
-      // This broker never loads future replicas (no AlterReplicaLogDirs), so every log is a current replica.
-      topic.partitions.push({ partitionIndex: tp.partition, partitionSize: log.size, offsetLag: this.logEndOffsetLag(tp, log.logEndOffset, false), isFutureKey: false });
+      const isFuture = log.isFuture;
+      topic.partitions.push({ partitionIndex: tp.partition, partitionSize: log.size, offsetLag: this.logEndOffsetLag(tp, log.logEndOffset, isFuture), isFutureKey: isFuture });
     }
     return [...new Set(logDirs.map((d) => path.resolve(d)))].map((dir) => {
       if (!logManager.isLogDirOnline(dir)) {
@@ -229,6 +249,122 @@ export class ReplicaManager {
     const log = this.o.logManager.getLog(tp);
     if (log === undefined) return -1;
     return isFuture ? log.logEndOffset - logEndOffset : Math.max(log.highWatermark - logEndOffset, 0);
+  }
+
+  /**
+   * Kafka's ReplicaManager.alterReplicaLogDirs (under the state change lock): per partition, the checks and errors
+   * of Kafka 2.8 (INVALID_TOPIC_EXCEPTION for a name too long for a future dir, LOG_DIR_NOT_FOUND for a path not
+   * in log.dirs, KAFKA_STORAGE_ERROR for an offline dir or partition, REPLICA_NOT_AVAILABLE for a partition of a
+   * known topic not hosted here, after the dir was recorded as preferred so that a replica created later lands
+   * there), a move to another destination cancelled, and a future log created and filled by the
+   * ReplicaAlterLogDirsManager. NONE when the replica is already there or the move starts (or goes on).
+   */
+  alterReplicaLogDirs(partitionDirs: ReadonlyMap<string, { tp: TopicPartition; dir: string }>): Promise<Map<string, number>> {
+    return this.stateChanges.run(async () => {
+      const results = new Map<string, number>();
+      for (const [key, { tp, dir }] of partitionDirs) {
+        try {
+          results.set(key, await this.alterReplicaLogDir(tp, dir));
+        } catch (err) {
+          const error = err instanceof KafkaError ? err : undefined;
+          if (error !== undefined && ['INVALID_TOPIC_EXCEPTION', 'LOG_DIR_NOT_FOUND', 'REPLICA_NOT_AVAILABLE', 'KAFKA_STORAGE_ERROR'].includes(error.errorName)) {
+            this.logger.warn(`Unable to alter log dirs for ${tpString(tp)}`, err);
+            results.set(key, error.code);
+          } else {
+            this.logger.error(`Error while changing replica dir for partition ${tpString(tp)}`, err);
+            this.stateChangeLog.error(`Error while changing replica dir for partition ${tpString(tp)}`, err);
+            results.set(key, error?.code ?? ErrorCode.UNKNOWN_SERVER_ERROR.code);
+          }
+        }
+      }
+      return results;
+    });
+  }
+
+  private async alterReplicaLogDir(tp: TopicPartition, dir: string): Promise<number> {
+    const logManager = this.o.logManager;
+    // KAFKA-4893: the future dir name must fit in a file name.
+    if (futureDirNameTooLong(tp)) throw new KafkaError('INVALID_TOPIC_EXCEPTION', 'The topic name is too long.');
+    if (!logManager.isLogDirConfigured(dir)) throw new KafkaError('LOG_DIR_NOT_FOUND', `Log dir ${dir} is not found in the config.`);
+    if (!logManager.isLogDirOnline(dir) || logManager.failureChannel.isOffline(dir)) throw new KafkaError('KAFKA_STORAGE_ERROR', `Log directory ${dir} is offline`);
+    const p = this.partitions.get(tpString(tp));
+    if (this.isOffline(p)) throw new KafkaError('KAFKA_STORAGE_ERROR', `Partition ${tpString(tp)} is offline`);
+    if (p?.futureLog !== undefined && p.futureLog.parentDir !== dir) {
+      // Another destination: the move in progress stops and its future replica goes.
+      await this.alterLogDirsManager.removePartitions([tp]);
+      await this.removeFutureLocalReplica(p);
+    }
+    logManager.maybeUpdatePreferredLogDir(tp, dir);
+    if (p === undefined) {
+      if (this.o.metadataCache.partitionState(tp) !== undefined) throw new KafkaError('REPLICA_NOT_AVAILABLE', `Error while fetching partition state for ${tpString(tp)}`);
+      throw new KafkaError('UNKNOWN_TOPIC_OR_PARTITION', `Error while fetching partition state for ${tpString(tp)}`);
+    }
+    const current = p.log;
+    if (current === undefined) throw new KafkaError('REPLICA_NOT_AVAILABLE', `Log for partition ${tpString(tp)} is not available on broker ${this.o.brokerId}`);
+    // As Kafka, a new future replica starts moving; unlike Kafka, so does one whose move a StopReplica had stopped.
+    if (this.maybeCreateFutureReplica(p, current.parentDir, dir) || (p.futureLog !== undefined && !this.alterLogDirsManager.isMoving(tp))) this.startMove(p);
+    return ErrorCode.NONE.code;
+  }
+
+  /** Kafka's Partition.maybeCreateFutureReplica: true when a future log was created in `dir` now. */
+  private maybeCreateFutureReplica(p: Partition, currentDir: string, dir: string): boolean {
+    if (currentDir === dir) {
+      p.logInfo(`Current log directory ${currentDir} is same as requested log dir ${dir}. Skipping future replica creation.`);
+      return false;
+    }
+    if (p.futureLog !== undefined) return false;
+    p.futureLog = this.o.logManager.getOrCreateLog(p.tp, undefined, { isNew: false, isFuture: true });
+    return true;
+  }
+
+  /** Pauses the partition's cleaning and hands it to the mover (a new move, or one found at startup). */
+  private startMove(p: Partition): void {
+    const future = p.futureLog;
+    if (future === undefined) return;
+    this.o.logManager.abortAndPauseCleaning(p.tp);
+    this.alterLogDirsManager.addPartitions([{ tp: p.tp, leaderEpoch: p.leaderEpoch, initOffset: future.highWatermark }]);
+  }
+
+  /** Kafka's Partition.removeFutureLocalReplica: the future log is dropped and its directory deleted. */
+  private async removeFutureLocalReplica(p: Partition): Promise<void> {
+    p.futureLog = undefined;
+    await this.o.logManager.asyncDelete(p.tp, true);
+  }
+
+  /**
+   * The end of a move (Kafka's Partition.maybeReplaceCurrentWithFutureReplica and LogManager.replaceCurrentWithFutureLog),
+   * under the state change lock so that no LeaderAndIsr or StopReplica interleaves. The partition's appends are
+   * held (a follower's fetcher is paused, a leader's produces and DeleteRecords wait at the partition), those
+   * already queued on the current log are written, the rest of the current log is copied, and the future log
+   * becomes the current one: no append can land in the old log after its last batch was copied. Held appends
+   * then go to the new log, a paused fetcher resumes from its end.
+   */
+  private maybeReplaceCurrentWithFutureReplica(tp: TopicPartition, stillMoving: () => boolean): Promise<boolean> {
+    return this.stateChanges.run(async () => {
+      const p = this.partitions.get(tpString(tp));
+      const current = p?.log;
+      const future = p?.futureLog;
+      if (!stillMoving() || p === undefined || current === undefined || future === undefined || current.isOffline || future.isOffline) return false;
+      const following = this.fetcherManager?.fetchStateFor(tp);
+      if (following !== undefined) await this.fetcherManager?.removeFetcherForPartitions([tp]);
+      const release = p.blockAppends();
+      try {
+        await current.quiesce();
+        while (future.logEndOffset < current.logEndOffset) {
+          if ((await copyToFutureLog(current, future, this.alterLogDirsMaxBytes)) === 0) break;
+        }
+        if (future.logEndOffset !== current.logEndOffset) return false;
+        p.log = await this.o.logManager.replaceCurrentWithFutureLog(tp);
+        p.futureLog = undefined;
+        return true;
+      } finally {
+        release();
+        this.watchers.notify(tp);
+        if (following !== undefined && p.log !== undefined && !p.log.isOffline) {
+          await this.fetcherManager?.addFetcherForPartitions([{ ...following, initOffset: p.log.logEndOffset }]);
+        }
+      }
+    });
   }
 
   /** The partition if this broker leads it, else the error a client gets (Kafka's getPartitionOrException). */
@@ -396,6 +532,16 @@ export class ReplicaManager {
       if (code === ErrorCode.NONE.code) followers.push(s);
     }
     if (followers.length > 0) await this.startFollowing(correlationId, cid, ce, followers, request);
+    // A future replica loaded at startup (a move the broker was making when it stopped) resumes once its
+    // partition is hosted again (Kafka's becomeLeaderOrFollower, futureReplicasAndInitialOffset).
+    for (const tp of [...leaders, ...followers.map((f) => ({ topic: f.topicName, partition: f.partitionIndex }))]) {
+      const p = this.partitions.get(tpString(tp));
+      if (p === undefined || this.alterLogDirsManager.isMoving(tp)) continue;
+      const future = this.o.logManager.getLog(tp, true);
+      if (future === undefined || p.log === undefined) continue;
+      p.futureLog = future;
+      this.startMove(p);
+    }
     onLeadershipChange?.(leaders, followers.map((f) => ({ topic: f.topicName, partition: f.partitionIndex })));
     this.stateChangeLog.info(`Finished LeaderAndIsr request in ${this.o.clock.nowMs() - started}ms correlationId ${correlationId} from controller ${cid} for ${states.length} partitions`);
     return { errorCode: ErrorCode.NONE.code, partitionErrors };
@@ -592,12 +738,14 @@ export class ReplicaManager {
       }
     }
     await this.fetcherManager?.removeFetcherForPartitions(stopped.map((st) => st.tp));
+    await this.alterLogDirsManager.removePartitions(stopped.map((st) => st.tp));
     for (const { tp, deletePartition } of stopped) {
       try {
         const p = this.partitions.get(tpString(tp));
         if (deletePartition) {
           this.partitions.delete(tpString(tp));
           if (this.o.logManager.getLog(tp) !== undefined) await this.o.logManager.asyncDelete(tp);
+          if (this.o.logManager.getLog(tp, true) !== undefined) await this.o.logManager.asyncDelete(tp, true);
         } else if (p !== undefined) {
           p.leaderId = -1;
         }

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import { TopicPartition, tpString } from '../common/topic-partition';
 
@@ -66,6 +67,30 @@ export function parseTopicPartitionName(dirName: string): TopicPartition | undef
   const partitionText = name.slice(dash + 1);
   if (!/^\d+$/.test(partitionText)) return undefined;
   return { topic, partition: Number(partitionText) };
+}
+
+/** Kafka's Log.logDirNameWithSuffix: `<topic>-<partition>.<uuid without dashes><suffix>`, unique per call. */
+function logDirNameWithSuffix(tp: TopicPartition, suffix: string): string {
+  return `${logDirName(tp)}.${crypto.randomUUID().replace(/-/g, '')}${suffix}`;
+}
+
+/** A replica being moved here from another log dir of this broker (AlterReplicaLogDirs). */
+export function logFutureDirName(tp: TopicPartition): string {
+  return logDirNameWithSuffix(tp, FUTURE_DIR_SUFFIX);
+}
+
+/** A partition directory renamed for asynchronous deletion. */
+export function logDeleteDirName(tp: TopicPartition): string {
+  return logDirNameWithSuffix(tp, DELETE_DIR_SUFFIX);
+}
+
+/**
+ * Whether the future dir name of `tp` would exceed the 255 characters a file name may have (KAFKA-4893): Kafka
+ * 2.8 refuses to move such a replica ("The topic name is too long.").
+ */
+export function futureDirNameTooLong(tp: TopicPartition): boolean {
+  // `.` + 32 hex digits + `-future`.
+  return logDirName(tp).length + 1 + 32 + FUTURE_DIR_SUFFIX.length > 255;
 }
 
 export function isDeleteDirName(dirName: string): boolean {

@@ -1,4 +1,3 @@
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LoopYield } from '../common/loop-yield';
@@ -9,13 +8,14 @@ import { ScheduledTask, Scheduler } from '../common/scheduler';
 import {
   CLEANER_OFFSET_CHECKPOINT_FILE,
   CLEAN_SHUTDOWN_FILE,
-  DELETE_DIR_SUFFIX,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE,
   REPLICATION_OFFSET_CHECKPOINT_FILE,
   isDeleteDirName,
   isFutureDirName,
+  logDeleteDirName,
   logDirName,
+  logFutureDirName,
   parseTopicPartitionName,
 } from './log-file-names';
 import { isCompactPolicy, LogConfig } from '../common/config/log-config';
@@ -63,6 +63,16 @@ export class LogManager {
   readonly failureChannel: LogDirFailureChannel;
   private readonly logger = getLogger('kafka.log.LogManager');
   private readonly logs = new Map<string, Log>();
+  /** Kafka's futureLogs: replicas being moved into another log dir of this broker (AlterReplicaLogDirs). */
+  private readonly futureLogs = new Map<string, Log>();
+  /**
+   * Kafka's preferredLogDirs: where AlterReplicaLogDirs asked a partition to live. A log created later (by
+   * LeaderAndIsr, or the future log of a move) goes there; the entry is dropped once it is used.
+   */
+  private readonly preferredLogDirs = new Map<string, string>();
+  /** Partitions whose compaction is paused while their replica moves between log dirs. */
+  private readonly cleaningPaused = new Set<string>();
+  private readonly cleanerManagerLogger = getLogger('kafka.log.LogCleanerManager');
   private readonly topicConfigs: Map<string, LogConfig>;
   private readonly tasks: ScheduledTask[] = [];
   /** Kafka's _liveLogDirs: configured dirs not yet handled as failed (a failed one may still be here until then). */
@@ -89,6 +99,14 @@ export class LogManager {
   /** The dirs logs may be read from, written to and placed in: live and not failed. */
   liveLogDirs(): string[] {
     return [...this.liveDirs].filter((d) => !this.failureChannel.isOffline(d));
+  }
+
+  /**
+   * Whether `dir` is one of log.dirs as Kafka compares it (LogManager.isLogDirOnline): the absolute path exactly,
+   * so a relative path or one with a trailing slash is not found.
+   */
+  isLogDirConfigured(dir: string): boolean {
+    return this.configuredDirs().includes(dir);
   }
 
   /** Kafka's isLogDirOnline: the dir has not been handled as failed (`handleLogDirFailure`). */
@@ -148,11 +166,18 @@ export class LogManager {
     }
   }
 
-  getLog(tp: TopicPartition): Log | undefined {
-    return this.logs.get(tpString(tp));
+  /** The partition's current log, or with `isFuture` the future log of a move in progress. */
+  getLog(tp: TopicPartition, isFuture = false): Log | undefined {
+    return (isFuture ? this.futureLogs : this.logs).get(tpString(tp));
   }
 
+  /** Current and future logs (Kafka's allLogs): what is flushed and checkpointed. */
   allLogs(): Log[] {
+    return this.futureLogs.size === 0 ? [...this.logs.values()] : [...this.logs.values(), ...this.futureLogs.values()];
+  }
+
+  /** Current logs only: what retention and the cleaner work on (a future log follows its current log). */
+  currentLogs(): Log[] {
     return [...this.logs.values()];
   }
 
@@ -171,8 +196,9 @@ export class LogManager {
    * new (`isNew` false: a LeaderAndIsr for a replica that should exist) while some dir is offline: its log may be
    * in that dir, and an empty one elsewhere would hide it. Default `isNew` true (tools, tests, new partitions).
    */
-  getOrCreateLog(tp: TopicPartition, config?: LogConfig, options: { isNew?: boolean } = {}): Log {
-    const existing = this.getLog(tp);
+  getOrCreateLog(tp: TopicPartition, config?: LogConfig, options: { isNew?: boolean; isFuture?: boolean } = {}): Log {
+    const isFuture = options.isFuture === true;
+    const existing = this.getLog(tp, isFuture);
     if (existing !== undefined) return existing;
     const offline = this.offlineLogDirs();
     if (options.isNew === false && offline.length > 0) {
@@ -180,13 +206,21 @@ export class LogManager {
     }
     if (config !== undefined) this.topicConfigs.set(tp.topic, config);
     const effective = this.configForTopic(tp.topic);
-    for (const dir of this.nextLogDirs()) {
-      const logDir = path.join(dir, logDirName(tp));
+    const preferred = this.preferredLogDirs.get(tpString(tp));
+    if (isFuture) {
+      // Kafka's checks: a move names its destination first, and never the dir the replica is in.
+      if (preferred === undefined) throw new Error(`Can not create the future log for ${tpString(tp)} without having a preferred log directory`);
+      if (this.getLog(tp)?.parentDir === preferred) throw new Error(`Can not create the future log for ${tpString(tp)} in the current log directory of this partition`);
+    }
+    for (const dir of preferred !== undefined ? [preferred] : this.nextLogDirs()) {
+      const logDir = path.join(dir, isFuture ? logFutureDirName(tp) : logDirName(tp));
       const existed = fs.existsSync(logDir);
       try {
         const log = Log.open({ dir: logDir, config: effective, clock: this.p.clock, scheduler: this.p.scheduler, failureChannel: this.failureChannel, hadCleanShutdown: true });
-        this.logs.set(tpString(tp), log);
+        (isFuture ? this.futureLogs : this.logs).set(tpString(tp), log);
         this.logger.info(`Created log for partition ${tpString(tp)} in ${logDir} with properties {${this.describeOverrides(effective)}}`);
+        // The preferred dir has been used.
+        this.preferredLogDirs.delete(tpString(tp));
         return log;
       } catch (err) {
         if (isResourceError(err)) {
@@ -208,13 +242,15 @@ export class LogManager {
    * Removes a partition's log (StopReplica with delete / topic deletion): the directory is renamed to
    * `<topic>-<partition>.<uuid>-delete` at once and removed after file.delete.delay.ms.
    */
-  async asyncDelete(tp: TopicPartition): Promise<void> {
+  async asyncDelete(tp: TopicPartition, isFuture = false): Promise<void> {
     const key = tpString(tp);
-    const log = this.logs.get(key);
+    const logs = isFuture ? this.futureLogs : this.logs;
+    const log = logs.get(key);
     if (log === undefined) return;
-    this.logs.delete(key);
+    logs.delete(key);
+    if (isFuture) this.resumeCleaning(tp);
     await log.close();
-    const target = path.join(log.parentDir, `${logDirName(tp)}.${crypto.randomUUID().replace(/-/g, '')}${DELETE_DIR_SUFFIX}`);
+    const target = path.join(log.parentDir, logDeleteDirName(tp));
     try {
       fs.renameSync(log.dir, target);
     } catch (err) {
@@ -225,16 +261,105 @@ export class LogManager {
     this.scheduleDirDeletion(target);
   }
 
+  /**
+   * Kafka's maybeUpdatePreferredLogDir: remembers where AlterReplicaLogDirs wants the partition, unless its current
+   * or future log is there already.
+   */
+  maybeUpdatePreferredLogDir(tp: TopicPartition, dir: string): void {
+    if (this.getLog(tp)?.parentDir === dir || this.getLog(tp, true)?.parentDir === dir) return;
+    this.preferredLogDirs.set(tpString(tp), dir);
+  }
+
+  /** Where AlterReplicaLogDirs asked the partition to be created, if it has not been yet (for tests). */
+  preferredLogDir(tp: TopicPartition): string | undefined {
+    return this.preferredLogDirs.get(tpString(tp));
+  }
+
+  /** Kafka's abortAndPauseCleaning: no compaction of the partition while its replica moves (the cleaner skips it). */
+  abortAndPauseCleaning(tp: TopicPartition): void {
+    if (this.cleaningPaused.has(tpString(tp))) return;
+    this.cleaningPaused.add(tpString(tp));
+    this.cleanerManagerLogger.info(`The cleaning for partition ${tpString(tp)} is aborted and paused`);
+  }
+
+  resumeCleaning(tp: TopicPartition): void {
+    if (!this.cleaningPaused.delete(tpString(tp))) return;
+    this.cleanerManagerLogger.info(`Compaction for partition ${tpString(tp)} is resumed`);
+  }
+
+  isCleaningPaused(tp: TopicPartition): boolean {
+    return this.cleaningPaused.has(tpString(tp));
+  }
+
+  /**
+   * Kafka's replaceCurrentWithFutureLog, once the future log has everything the current one has and nothing can
+   * append to either (the caller holds the partition's appends): the future log takes the partition's directory
+   * name in its dir and becomes the current log (with the current one's high watermark); the old directory is
+   * renamed `<tp>.<uuid>-delete`, its dir's checkpoints rewritten without it, and it is deleted after
+   * file.delete.delay.ms. The future log is closed and opened again under its new name, because segment and index
+   * files are addressed by path here (Kafka renames the open log). Returns the new current log.
+   */
+  async replaceCurrentWithFutureLog(tp: TopicPartition): Promise<Log> {
+    const key = tpString(tp);
+    const source = this.logs.get(key);
+    const dest = this.futureLogs.get(key);
+    this.logger.info(`Attempting to replace current log ${source?.toString() ?? 'null'} with ${dest?.toString() ?? 'null'} for ${key}`);
+    if (source === undefined) throw new KafkaError('KAFKA_STORAGE_ERROR', `The current replica for ${key} is offline`);
+    if (dest === undefined) throw new KafkaError('KAFKA_STORAGE_ERROR', `The future replica for ${key} is offline`);
+    const highWatermark = source.highWatermark;
+    const logStartOffset = Math.min(Math.max(source.logStartOffset, dest.logStartOffset), dest.logEndOffset);
+    // Flushed first: no flush of it (a roll schedules one) may still be running when its files are renamed.
+    await dest.flush();
+    const recoveryPoint = dest.recoveryPoint;
+    await dest.close();
+    const target = path.join(dest.parentDir, logDirName(tp));
+    let current: Log;
+    try {
+      fs.renameSync(dest.dir, target);
+      current = Log.open({
+        dir: target,
+        config: this.configForTopic(tp.topic),
+        clock: this.p.clock,
+        scheduler: this.p.scheduler,
+        failureChannel: this.failureChannel,
+        hadCleanShutdown: true,
+        recoveryPoint,
+        logStartOffset,
+        highWatermark,
+      });
+    } catch (err) {
+      this.futureLogs.delete(key);
+      if (isLogDirFailure(err)) this.failureChannel.maybeAddOfflineLogDir(dest.parentDir, `Error while renaming dir for ${key} in log dir ${dest.parentDir}`, err);
+      throw err;
+    }
+    current.firstDirtyOffset = Math.max(current.logStartOffset, source.firstDirtyOffset);
+    this.futureLogs.delete(key);
+    this.logs.set(key, current);
+    this.resumeCleaning(tp);
+    await source.close();
+    const deleteDir = path.join(source.parentDir, logDeleteDirName(tp));
+    try {
+      fs.renameSync(source.dir, deleteDir);
+    } catch (err) {
+      if (isLogDirFailure(err)) this.failureChannel.maybeAddOfflineLogDir(source.parentDir, `Error while renaming dir for ${key} in log dir ${source.parentDir}`, err);
+      throw err;
+    }
+    this.writeCheckpointsOf(source.parentDir);
+    this.scheduleDirDeletion(deleteDir);
+    this.logger.info(`The current replica is successfully replaced with the future replica for ${key}`);
+    return current;
+  }
+
   /** Applies a topic's new config (topic overrides changed at run time) to its logs. */
   updateTopicConfig(topic: string, config: LogConfig): void {
     this.topicConfigs.set(topic, config);
-    for (const log of this.logs.values()) if (log.topicPartition.topic === topic) log.updateConfig(config);
+    for (const log of this.allLogs()) if (log.topicPartition.topic === topic) log.updateConfig(config);
   }
 
   /** Applies new broker defaults to every log without a topic config. */
   updateDefaultConfig(config: LogConfig): void {
     this.defaultConfigValue = config;
-    for (const log of this.logs.values()) if (!this.topicConfigs.has(log.topicPartition.topic)) log.updateConfig(config);
+    for (const log of this.allLogs()) if (!this.topicConfigs.has(log.topicPartition.topic)) log.updateConfig(config);
   }
 
   /** One retention pass over all live logs (the kafka-log-retention task). Returns the number of segments deleted. */
@@ -242,7 +367,7 @@ export class LogManager {
     const start = this.p.clock.nowMs();
     let total = 0;
     this.logger.debug('Beginning log cleanup...');
-    for (const log of this.allLogs()) {
+    for (const log of this.currentLogs()) {
       if (log.isOffline) continue;
       try {
         total += await log.deleteOldSegments();
@@ -274,8 +399,8 @@ export class LogManager {
   async cleanDirtiestLog(): Promise<Log | undefined> {
     let best: Log | undefined;
     let bestRatio = -1;
-    for (const log of this.allLogs()) {
-      if (log.isOffline || !isCompactPolicy(log.config)) continue;
+    for (const log of this.currentLogs()) {
+      if (log.isOffline || !isCompactPolicy(log.config) || this.cleaningPaused.has(tpString(log.topicPartition))) continue;
       const ratio = this.cleaner.dirtyRatio(log);
       if (ratio >= log.config.minCleanableDirtyRatio && ratio > bestRatio && ratio > 0) {
         best = log;
@@ -345,6 +470,7 @@ export class LogManager {
     const usable = new Set(this.liveLogDirs());
     for (const log of this.allLogs()) if (!usable.has(log.parentDir)) log.closeHandlers();
     this.logs.clear();
+    this.futureLogs.clear();
     this.logger.info('Shutdown complete.');
   }
 
@@ -372,15 +498,15 @@ export class LogManager {
         this.scheduleDirDeletion(logDir);
         continue;
       }
-      if (isFutureDirName(entry.name)) {
-        this.logger.warn(`Ignoring future replica directory ${logDir}: moving replicas between log dirs is not supported`);
-        continue;
-      }
+      // A replica a move was filling when the broker stopped: loaded as a future log, the move resumes once
+      // LeaderAndIsr names the partition (Kafka's loadLog).
+      const isFuture = isFutureDirName(entry.name);
       const tp = parseTopicPartitionName(entry.name);
       if (tp === undefined) continue;
       const key = tpString(tp);
-      if (this.logs.has(key)) {
-        throw new Error(`Duplicate log directories for ${key} are found in both ${this.logs.get(key)?.dir} and ${logDir}. It is likely because log directory failure happened while broker was replacing current replica with future replica. Recover broker from this failure by manually deleting one of the two directories for this partition. It is recommended to delete the partition in the log directory that is known to have failed recently.`);
+      const logs = isFuture ? this.futureLogs : this.logs;
+      if (logs.has(key)) {
+        throw new Error(`Duplicate log directories for ${key} are found in both ${logs.get(key)?.dir} and ${logDir}. It is likely because log directory failure happened while broker was replacing current replica with future replica. Recover broker from this failure by manually deleting one of the two directories for this partition. It is recommended to delete the partition in the log directory that is known to have failed recently.`);
       }
       const log = Log.open({
         dir: logDir,
@@ -394,7 +520,7 @@ export class LogManager {
         highWatermark: highWatermarks.get(key) ?? 0,
       });
       log.firstDirtyOffset = Math.max(log.logStartOffset, cleanerOffsets.get(key) ?? 0);
-      this.logs.set(key, log);
+      logs.set(key, log);
       loaded++;
     }
     if (hadCleanShutdown) fs.rmSync(cleanShutdownFile, { force: true });
@@ -472,6 +598,21 @@ export class LogManager {
     }
   }
 
+  /** The recovery points and log start offsets of one dir, rewritten now (a log left the dir). */
+  private writeCheckpointsOf(dir: string): void {
+    const logs = this.logsByDir(dir);
+    try {
+      new OffsetCheckpointFile(path.join(dir, RECOVERY_POINT_CHECKPOINT_FILE)).write(logs.map((l) => ({ topicPartition: l.topicPartition, offset: l.recoveryPoint })));
+      new OffsetCheckpointFile(path.join(dir, LOG_START_OFFSET_CHECKPOINT_FILE)).write(
+        logs.filter((l) => l.logStartOffset > l.firstSegmentBaseOffset()).map((l) => ({ topicPartition: l.topicPartition, offset: l.logStartOffset })),
+      );
+    } catch (err) {
+      if (!isIoError(err)) throw err;
+      if (isResourceError(err)) this.logger.warn(`Error while writing checkpoints in directory ${dir}: ${errnoOf(err)}, the next run writes them again`, err);
+      else this.failureChannel.maybeAddOfflineLogDir(dir, `Disk error while writing checkpoints in directory ${dir}`, err);
+    }
+  }
+
   private writeDirCheckpoints(dir: string): void {
     const logs = this.logsByDir(dir);
     new OffsetCheckpointFile(path.join(dir, RECOVERY_POINT_CHECKPOINT_FILE)).write(logs.map((l) => ({ topicPartition: l.topicPartition, offset: l.recoveryPoint })));
@@ -505,13 +646,17 @@ export class LogManager {
       return;
     }
     const offline: string[] = [];
-    for (const [key, log] of [...this.logs]) {
-      if (log.parentDir !== resolved) continue;
-      this.logs.delete(key);
-      log.closeHandlers();
-      offline.push(key);
+    const offlineFuture: string[] = [];
+    for (const [logs, names] of [[this.logs, offline], [this.futureLogs, offlineFuture]] as const) {
+      for (const [key, log] of [...logs]) {
+        if (log.parentDir !== resolved) continue;
+        logs.delete(key);
+        log.closeHandlers();
+        names.push(key);
+      }
     }
-    this.logger.warn(`Logs for partitions ${offline.join(',')} are offline and logs for future partitions  are offline due to failure on log directory ${resolved}`);
+    for (const key of offlineFuture) this.cleaningPaused.delete(key);
+    this.logger.warn(`Logs for partitions ${offline.join(',')} are offline and logs for future partitions ${offlineFuture.join(',')} are offline due to failure on log directory ${resolved}`);
   }
 
   private describeOverrides(config: LogConfig): string {

@@ -5,7 +5,7 @@ import { getLogger, Logger } from '../common/logging/logging';
 import { Clock } from '../common/time';
 import { Scheduler } from '../common/scheduler';
 import { batchesIn } from '../records/record-batch';
-import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, SWAP_FILE_SUFFIX, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
+import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, FUTURE_DIR_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, SWAP_FILE_SUFFIX, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache';
 import { isDeletePolicy, LogConfig } from '../common/config/log-config';
 import { LogDirFailureChannel, errnoOf, ioErrorKind, isIoError, storageError, TransientStorageError } from './log-dir-failure-channel';
@@ -188,6 +188,11 @@ export class Log {
 
   get config(): LogConfig {
     return this.configValue;
+  }
+
+  /** A future replica: the copy of a partition being moved into this log dir (`<tp>.<uuid>-future`). */
+  get isFuture(): boolean {
+    return this.dir.endsWith(FUTURE_DIR_SUFFIX);
   }
 
   get logEndOffset(): number {
@@ -473,7 +478,8 @@ export class Log {
    * Runs beside appends; a truncation during the flush leaves the recovery point alone.
    */
   flush(offset = this.nextOffset): Promise<void> {
-    if (this.offline || offset <= this.recoveryPointValue) return Promise.resolve();
+    // A closed log's files may have moved (a future log renamed into place): a flush scheduled by a roll is moot.
+    if (this.offline || this.closed || offset <= this.recoveryPointValue) return Promise.resolve();
     // Group commit: flushes asked for while one runs share the next, which covers everything written by then
     // (with flush.messages=1 every append asks; one fdatasync per append would be the disk's rate, not the log's).
     if (this.flushRunning !== undefined) {
@@ -507,7 +513,7 @@ export class Log {
   }
 
   private async flushNow(offset: number): Promise<void> {
-    if (this.offline || offset <= this.recoveryPointValue) return;
+    if (this.offline || this.closed || offset <= this.recoveryPointValue) return;
     const generation = this.truncations;
     // Only bytes written before the fsync starts are known durable after it.
     const durableUpTo = Math.min(offset, this.nextOffset);
@@ -573,6 +579,14 @@ export class Log {
         return true;
       });
     });
+  }
+
+  /**
+   * Resolves once every append, truncation and start-offset move queued so far is done and written: with nothing
+   * queued behind it, the log end offset is then final (a log dir move's last copy and swap rely on it).
+   */
+  quiesce(): Promise<void> {
+    return this.exclusive(() => this.writes.drain());
   }
 
   /** Closes all files (after pending queue work). Segments waiting for deletion are deleted now. */

@@ -42,6 +42,11 @@ export class ReplicaFetcherManager {
     return this.assigned.get(tpString(tp))?.leader.id;
   }
 
+  /** Where a followed partition's fetcher is (leader, epoch, fetch offset), to pause and resume it around a log swap. */
+  fetchStateFor(tp: TopicPartition): InitialFetchState | undefined {
+    return this.assigned.get(tpString(tp))?.partitionStates().find((s) => tpString(s.tp) === tpString(tp));
+  }
+
   async addFetcherForPartitions(states: readonly InitialFetchState[]): Promise<void> {
     await this.detach(states.map((s) => s.tp));
     const byFetcher = new Map<ReplicaFetcherThread, InitialFetchState[]>();

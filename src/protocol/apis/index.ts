@@ -14,6 +14,7 @@ import { DescribeClientQuotasApi } from './describe-client-quotas';
 import { DescribeClusterApi } from './describe-cluster';
 import { DescribeConfigsApi } from './describe-configs';
 import { DescribeGroupsApi } from './describe-groups';
+import { AlterReplicaLogDirsApi } from './alter-replica-log-dirs';
 import { DescribeLogDirsApi } from './describe-log-dirs';
 import { ElectLeadersApi } from './elect-leaders';
 import { FetchApi } from './fetch';
@@ -45,7 +46,7 @@ import { UpdateMetadataApi } from './update-metadata';
  *
  * Windows: min 0 everywhere (librdkafka's feature checks need the low versions). APIs added since issue 14 go to
  * Kafka 2.8's maximum, flexible versions included (DeleteRecords 0-2, AlterConfigs 0-2, IncrementalAlterConfigs
- * 0-1, DescribeLogDirs 0-2, ElectLeaders 0-2, DescribeCluster 0, OffsetDelete 0, DescribeClientQuotas 0-1,
+ * 0-1, AlterReplicaLogDirs 0-2, DescribeLogDirs 0-2, ElectLeaders 0-2, DescribeCluster 0, OffsetDelete 0, DescribeClientQuotas 0-1,
  * AlterClientQuotas 0-1); the older ones stop at or below their last non-flexible version, except ApiVersions v3
  * (KIP-511), which librdkafka asks for first.
  */
@@ -76,6 +77,7 @@ export const Apis = {
   [ApiKey.OFFSET_FOR_LEADER_EPOCH]: OffsetForLeaderEpochApi,
   [ApiKey.DESCRIBE_CONFIGS]: DescribeConfigsApi,
   [ApiKey.ALTER_CONFIGS]: AlterConfigsApi,
+  [ApiKey.ALTER_REPLICA_LOG_DIRS]: AlterReplicaLogDirsApi,
   [ApiKey.DESCRIBE_LOG_DIRS]: DescribeLogDirsApi,
   [ApiKey.CREATE_PARTITIONS]: CreatePartitionsApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,

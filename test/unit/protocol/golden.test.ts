@@ -85,6 +85,10 @@ const NO_CLIENT_SENDS: ReadonlyMap<number, string> = new Map([
   // (protocol/requests/index.js), kafka-python 2.0.2 has no describe_log_dirs (added after 2.0.2) and no election
   // call, and librdkafka 2.0.2 / confluent-kafka 1.7.0 gained neither (ElectLeaders came in librdkafka 2.4). Our own
   // kafka-log-dirs and kafka-leader-election tools send them; their bytes are checked by the registry round trips.
+  // AlterReplicaLogDirs: kafkajs 2.2.4 lists it as not implemented, kafka-python 2.0.2 has no call for it, and
+  // librdkafka 2.0.2 / confluent-kafka 1.7.0 have no AlterReplicaLogDirs admin call; our kafka-reassign-partitions
+  // sends it for log_dirs other than "any".
+  [34, 'AlterReplicaLogDirs: no capture client implements it'],
   [35, 'DescribeLogDirs: no capture client implements it'],
   [43, 'ElectLeaders: no capture client implements it'],
   // OffsetDelete: kafkajs 2.2.4 and kafka-python 2.0.2 lack it; librdkafka 2.0.2 has rd_kafka_DeleteConsumerGroupOffsets

@@ -1,0 +1,32 @@
+import { tpKey } from '../../common/topic-partition';
+import { AlterReplicaLogDirPartitionResult, AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse } from '../../protocol/apis/alter-replica-log-dirs';
+import { ApiHandler } from '../network/api-handler';
+import { HandlerContext } from './handler-context';
+
+/**
+ * AlterReplicaLogDirs (Kafka's handleAlterReplicaLogDirsRequest): every (partition, dir) of the request, a
+ * partition named twice taking its last dir as Kafka's map does, goes to ReplicaManager.alterReplicaLogDirs;
+ * the answer lists each partition once, grouped by topic. Every CLUSTER ALTER is allowed (no authorizer).
+ */
+export function createAlterReplicaLogDirsHandler(ctx: HandlerContext): ApiHandler<AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse> {
+  return async (request) => {
+    const partitionDirs = new Map<string, { tp: { topic: string; partition: number }; dir: string }>();
+    for (const d of request.dirs) {
+      for (const t of d.topics) {
+        for (const partition of t.partitions) {
+          const key = tpKey(t.name, partition);
+          // A later entry wins but keeps the first one's place, as a Java HashMap put.
+          partitionDirs.set(key, { tp: { topic: t.name, partition }, dir: d.path });
+        }
+      }
+    }
+    const errors = await ctx.replicaManager.alterReplicaLogDirs(partitionDirs);
+    const byTopic = new Map<string, AlterReplicaLogDirPartitionResult[]>();
+    for (const [key, { tp }] of partitionDirs) {
+      let list = byTopic.get(tp.topic);
+      if (list === undefined) byTopic.set(tp.topic, (list = []));
+      list.push({ partitionIndex: tp.partition, errorCode: errors.get(key) ?? 0 });
+    }
+    return { throttleTimeMs: 0, results: [...byTopic].map(([topicName, partitions]) => ({ topicName, partitions })) };
+  };
+}
