@@ -3,6 +3,7 @@ import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { isInternalTopic } from '../common/topic';
 import { TopicPartition, tpKey } from '../common/topic-partition';
+import { topicIdBytes, topicIdOf } from '../common/uuid';
 import { Watchers } from '../common/watchers';
 import { MetadataResponseBroker, MetadataResponseTopic } from '../protocol/apis/metadata';
 import { UpdateMetadataBroker, UpdateMetadataPartitionState, UpdateMetadataRequest } from '../protocol/apis/update-metadata';
@@ -18,6 +19,8 @@ export class MetadataCache {
   controllerId = -1;
   private readonly brokers = new Map<number, UpdateMetadataBroker>();
   private readonly partitions = new Map<string, Map<number, UpdateMetadataPartitionState>>();
+  /** topic -> id (UpdateMetadata v7, KIP-516), as Kafka 2.8's MetadataCache keeps them. */
+  private readonly topicIds = new Map<string, string>();
   private readonly stateChangeLog: Logger;
   /** Woken for every topic an UpdateMetadata touches (CreateTopics and DeleteTopics wait on these). */
   readonly topicWatchers: Watchers<string>;
@@ -36,6 +39,12 @@ export class MetadataCache {
     this.brokers.clear();
     for (const b of request.liveBrokers) this.brokers.set(b.id, b);
     const states = version >= 5 ? request.topicStates.flatMap((t) => t.partitionStates.map((s) => ({ ...s, topicName: t.topicName }))) : request.ungroupedPartitionStates;
+    if (version >= 7) {
+      for (const t of request.topicStates) {
+        const id = t.topicId === undefined ? undefined : topicIdOf(t.topicId);
+        if (id !== undefined) this.topicIds.set(t.topicName, id);
+      }
+    }
     const deleted: TopicPartition[] = [];
     let added = 0;
     for (const s of states) {
@@ -43,7 +52,10 @@ export class MetadataCache {
       if (s.leader === LEADER_DURING_DELETE) {
         const topic = this.partitions.get(s.topicName);
         topic?.delete(s.partitionIndex);
-        if (topic?.size === 0) this.partitions.delete(s.topicName);
+        if (topic?.size === 0) {
+          this.partitions.delete(s.topicName);
+          this.topicIds.delete(s.topicName);
+        }
         deleted.push(tp);
         continue;
       }
@@ -66,6 +78,17 @@ export class MetadataCache {
 
   contains(topic: string): boolean {
     return this.partitions.has(topic);
+  }
+
+  /** The topic's id, undefined when it has none (Kafka's getTopicId gives the zero Uuid). */
+  topicId(topic: string): string | undefined {
+    return this.partitions.has(topic) ? this.topicIds.get(topic) : undefined;
+  }
+
+  /** The topic that has `topicId` (Kafka's getTopicName). */
+  topicName(topicId: string): string | undefined {
+    for (const [topic, id] of this.topicIds) if (id === topicId && this.partitions.has(topic)) return topic;
+    return undefined;
   }
 
   allTopics(): string[] {
@@ -119,6 +142,7 @@ export class MetadataCache {
     return {
       errorCode: ErrorCode.NONE.code,
       name: topic,
+      topicId: topicIdBytes(this.topicIds.get(topic)),
       isInternal: isInternalTopic(topic),
       partitions: [...partitions.values()]
         .sort((a, b) => a.partitionIndex - b.partitionIndex)
@@ -128,6 +152,7 @@ export class MetadataCache {
             errorCode: leaderAlive ? ErrorCode.NONE.code : ErrorCode.LEADER_NOT_AVAILABLE.code,
             partitionIndex: s.partitionIndex,
             leaderId: leaderAlive ? s.leader : -1,
+            leaderEpoch: s.leaderEpoch,
             replicaNodes: [...s.replicas],
             isrNodes: [...s.isr],
             offlineReplicas: [...s.offlineReplicas],

@@ -1,5 +1,7 @@
 import * as path from 'node:path';
 import { ErrorCode } from '../common/error-codes';
+import { mapBounded } from '../common/map-bounded';
+import { topicIdOf } from '../common/uuid';
 import { Clock } from '../common/time';
 import { SerialQueue } from '../common/serial-queue';
 import { KafkaConfig } from '../common/config/kafka-config';
@@ -468,6 +470,14 @@ export class ReplicaManager {
       return { errorCode: ErrorCode.STALE_CONTROLLER_EPOCH.code, partitionErrors: [] };
     }
     this.controllerEpoch = ce;
+    // v5+ (KIP-516): the topics' ids; a topic without one (zero Uuid) is not checked.
+    const topicIds = new Map<string, string>();
+    if (version >= 5) {
+      for (const t of request.topicStates) {
+        const id = t.topicId === undefined ? undefined : topicIdOf(t.topicId);
+        if (id !== undefined) topicIds.set(t.topicName, id);
+      }
+    }
     const partitionErrors: LeaderAndIsrResponse['partitionErrors'] = [];
     const result = (s: LeaderAndIsrPartitionState, code: number): void => {
       partitionErrors.push({ topicName: s.topicName, partitionIndex: s.partitionIndex, errorCode: code });
@@ -486,6 +496,11 @@ export class ReplicaManager {
           `Ignoring LeaderAndIsr request from controller ${cid} with correlation id ${correlationId} epoch ${ce} for partition ${tpString(tp)} as the local replica for the partition is in an offline log directory`,
         );
         result(s, ErrorCode.KAFKA_STORAGE_ERROR.code);
+      } else if (!this.hasConsistentTopicId(topicIds.get(tp.topic), existing?.log?.topicId ?? this.o.logManager.getLog(tp)?.topicId)) {
+        // Kafka 2.8's Partition/Log check: the log on this broker belongs to another topic of the same name.
+        const logTopicId = existing?.log?.topicId ?? this.o.logManager.getLog(tp)?.topicId;
+        this.stateChangeLog.error(`Topic ID in memory: ${logTopicId ?? ''} does not match the topic ID for partition ${tpString(tp)} received: ${topicIds.get(tp.topic) ?? ''}.`);
+        result(s, ErrorCode.INCONSISTENT_TOPIC_ID.code);
       } else if (s.leaderEpoch < currentEpoch) {
         this.stateChangeLog.warn(
           `Ignoring LeaderAndIsr request from controller ${cid} with correlation id ${correlationId} epoch ${ce} for partition ${tpString(tp)} since its associated leader epoch ${s.leaderEpoch} is smaller than the current leader epoch ${currentEpoch}`,
@@ -532,6 +547,7 @@ export class ReplicaManager {
       if (code === ErrorCode.NONE.code) followers.push(s);
     }
     if (followers.length > 0) await this.startFollowing(correlationId, cid, ce, followers, request);
+    if (topicIds.size > 0) await this.recordTopicIds(topicIds, [...leaders, ...followers.map((f) => ({ topic: f.topicName, partition: f.partitionIndex }))]);
     // A future replica loaded at startup (a move the broker was making when it stopped) resumes once its
     // partition is hosted again (Kafka's becomeLeaderOrFollower, futureReplicasAndInitialOffset).
     for (const tp of [...leaders, ...followers.map((f) => ({ topic: f.topicName, partition: f.partitionIndex }))]) {
@@ -545,6 +561,34 @@ export class ReplicaManager {
     onLeadershipChange?.(leaders, followers.map((f) => ({ topic: f.topicName, partition: f.partitionIndex })));
     this.stateChangeLog.info(`Finished LeaderAndIsr request in ${this.o.clock.nowMs() - started}ms correlationId ${correlationId} from controller ${cid} for ${states.length} partitions`);
     return { errorCode: ErrorCode.NONE.code, partitionErrors };
+  }
+
+  /** Kafka's check: no id on either side, or the same id. */
+  private hasConsistentTopicId(requestTopicId: string | undefined, logTopicId: string | undefined): boolean {
+    return requestTopicId === undefined || logTopicId === undefined || requestTopicId === logTopicId;
+  }
+
+  /**
+   * Writes partition.metadata for the partitions that became leader or follower, where it is missing (Kafka
+   * 2.8's becomeLeaderOrFollower); a log that already has another id is only warned about. Written off the
+   * event loop, a bounded number at a time (a LeaderAndIsr can carry thousands of partitions).
+   */
+  private async recordTopicIds(topicIds: ReadonlyMap<string, string>, partitions: readonly TopicPartition[]): Promise<void> {
+    await mapBounded(partitions, async (tp) => {
+      const id = topicIds.get(tp.topic);
+      const log = this.partitions.get(tpString(tp))?.log;
+      if (id === undefined || log === undefined) return;
+      if (log.topicId === undefined) {
+        try {
+          await log.partitionMetadataFile.writeAsync(id);
+          log.topicId = id;
+        } catch (err) {
+          this.stateChangeLog.error(`Error while writing the partition metadata file of partition ${tpString(tp)}`, err);
+        }
+      } else if (log.topicId !== id) {
+        this.stateChangeLog.warn(`Partition ${tpString(tp)} on broker ${this.o.brokerId} has an existing topic ID (${log.topicId}) which does not match the topic Id provided in the request: ${id}.`);
+      }
+    });
   }
 
   /**

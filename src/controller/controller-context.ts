@@ -39,6 +39,8 @@ export class ControllerContext {
   readonly brokerEpochs = new Map<number, number>();
   readonly shuttingDownBrokerIds = new Set<number>();
   readonly allTopics = new Set<string>();
+  /** topic -> its id (KIP-516), as in /brokers/topics/<t>; Kafka's ControllerContext.topicIds. */
+  readonly topicIds = new Map<string, string>();
   /** topic -> partition -> replicas (first = preferred leader). */
   readonly assignments = new Map<string, Map<number, number[]>>();
   /** tp string -> leader, ISR, epochs and the state node's zkVersion. */
@@ -132,6 +134,12 @@ export class ControllerContext {
     else this.replicaStates.set(`${tpString(tp)}:${replica}`, state);
   }
 
+  /** Kafka's ControllerContext.topicNames: the topic that has `topicId`. */
+  topicName(topicId: string): string | undefined {
+    for (const [topic, id] of this.topicIds) if (id === topicId) return topic;
+    return undefined;
+  }
+
   isTopicQueuedForDeletion(topic: string): boolean {
     return this.topicsToBeDeleted.has(topic);
   }
@@ -144,6 +152,7 @@ export class ControllerContext {
     for (const key of [...this.replicaStates.keys()]) if (key.startsWith(`${topic}-`) && this.tpOfReplicaKey(key) === topic) this.replicaStates.delete(key);
     this.assignments.delete(topic);
     this.allTopics.delete(topic);
+    this.topicIds.delete(topic);
     this.topicsToBeDeleted.delete(topic);
     this.topicsIneligibleForDeletion.delete(topic);
     for (const key of [...this.partitionsBeingReassigned.keys()]) if (this.partitionsBeingReassigned.get(key)?.tp.topic === topic) this.partitionsBeingReassigned.delete(key);
@@ -159,6 +168,7 @@ export class ControllerContext {
     this.brokerEpochs.clear();
     this.shuttingDownBrokerIds.clear();
     this.allTopics.clear();
+    this.topicIds.clear();
     this.assignments.clear();
     this.leadership.clear();
     this.partitionStates.clear();

@@ -1,4 +1,5 @@
 import { getLogger, Logger } from '../common/logging/logging';
+import { topicIdBytes, topicIdOf } from '../common/uuid';
 import { compareTp, TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { LeaderAndIsrPartitionState, LeaderAndIsrRequest } from '../protocol/apis/leader-and-isr';
 import { EPOCH_DURING_DELETE, NO_LEADER_EPOCH, StopReplicaRequest } from '../protocol/apis/stop-replica';
@@ -137,6 +138,16 @@ export class ControllerRequestBatch {
     return this.stateChangeLog.withPrefix(`[Controller id=${this.controllerId} epoch=${controllerEpoch}] `);
   }
 
+  /** The topic's id for LeaderAndIsr v5 and UpdateMetadata v7 (the zero Uuid when it has none). */
+  private topicIdBytes(topic: string): Buffer {
+    return topicIdBytes(this.context.topicIds.get(topic));
+  }
+
+  private topicNameOf(topicId: Buffer): string | undefined {
+    const id = topicIdOf(topicId);
+    return id === undefined ? undefined : this.context.topicName(id);
+  }
+
   private brokerEpoch(brokerId: number): number {
     return this.context.brokerEpochs.get(brokerId) ?? -1;
   }
@@ -160,14 +171,21 @@ export class ControllerRequestBatch {
         controllerEpoch,
         brokerEpoch: this.brokerEpoch(brokerId),
         ungroupedPartitionStates: list,
-        topicStates: groupByTopic(list, (s) => s.topicName).map(([topicName, partitionStates]) => ({ topicName, partitionStates })),
+        topicStates: groupByTopic(list, (s) => s.topicName).map(([topicName, partitionStates]) => ({ topicName, topicId: this.topicIdBytes(topicName), partitionStates })),
         liveLeaders: [...leaderIds]
           .map((id) => this.context.liveBrokers.get(id))
           .filter((b) => b !== undefined)
           .map((b) => ({ brokerId: b.id, hostName: b.endpoints[0]?.host ?? '', port: b.endpoints[0]?.port ?? -1 })),
       };
       this.channel.sendLeaderAndIsr(brokerId, request, (response) => {
-        const errors = response.partitionErrors.map((e) => ({ tp: { topic: e.topicName, partition: e.partitionIndex }, errorCode: e.errorCode }));
+        // v5+ answers per topic id (LeaderAndIsrResponse.partitionErrors(topicNames)); an id the controller no
+        // longer knows (the topic was deleted meanwhile) is dropped, as Kafka drops it.
+        const byId = response.topics?.flatMap((t) => {
+          const topic = this.topicNameOf(t.topicId);
+          return topic === undefined ? [] : t.partitionErrors.map((e) => ({ ...e, topicName: topic }));
+        });
+        const partitionErrors = response.topics !== undefined && response.topics.length > 0 ? (byId ?? []) : response.partitionErrors;
+        const errors = partitionErrors.map((e) => ({ tp: { topic: e.topicName, partition: e.partitionIndex }, errorCode: e.errorCode }));
         this.onLeaderAndIsrResponse?.(brokerId, response.errorCode, errors);
       });
     }
@@ -194,7 +212,7 @@ export class ControllerRequestBatch {
         controllerEpoch,
         brokerEpoch: this.brokerEpoch(brokerId),
         ungroupedPartitionStates: partitions,
-        topicStates: groupByTopic(partitions, (s) => s.topicName).map(([topicName, partitionStates]) => ({ topicName, partitionStates })),
+        topicStates: groupByTopic(partitions, (s) => s.topicName).map(([topicName, partitionStates]) => ({ topicName, topicId: this.topicIdBytes(topicName), partitionStates })),
         liveBrokers,
       };
       this.channel.sendUpdateMetadata(brokerId, request);

@@ -9,6 +9,7 @@ import { ControllerMovedError, ControllerZk, LeaderIsrWithVersion, TopicAssignme
 import { ZkClient } from '../zk/zk-client';
 import { ZkPaths } from '../zk/zk-paths';
 import { watchChildren, watchData, ZkWatch } from '../zk/zk-watch';
+import { randomUuid } from '../common/uuid';
 import { ConfigEntityZNode } from '../zk/znodes/config-znodes';
 import { FeatureZNode } from '../zk/znodes/cluster-znodes';
 import { BrokerChangeHandler } from './broker-change-handler';
@@ -428,7 +429,28 @@ export class KafkaController implements ControllerEventProcessor {
    */
   private async loadTopics(topics: readonly string[]): Promise<TopicPartition[]> {
     const nodes = await Promise.all(topics.map((t) => this.czk.getTopicAssignment(t)));
+    await this.processTopicIds(topics, nodes);
     return topics.flatMap((t, i) => this.loadTopic(t, nodes[i] ?? null));
+  }
+
+  /**
+   * Kafka 2.8's processTopicIds (on failover and for new topics): a topic whose znode has no id (created by
+   * kafka-topics --zookeeper or before 2.8) gets a random one written into its znode, the writes in flight
+   * together; every id goes into the context. An unreadable znode is left alone (no partial rewrite).
+   */
+  private async processTopicIds(topics: readonly string[], nodes: readonly (TopicAssignmentWithVersion | null)[]): Promise<void> {
+    const writes: Promise<void>[] = [];
+    topics.forEach((topic, i) => {
+      const node = nodes[i];
+      if (node === null || node === undefined || node.unreadable) return;
+      if (node.assignment.topicId === undefined) {
+        const assignment = { ...node.assignment, topicId: randomUuid() };
+        node.assignment = assignment;
+        writes.push(this.czk.setTopicAssignment(topic, assignment));
+      }
+      this.context.topicIds.set(topic, node.assignment.topicId as string);
+    });
+    await Promise.all(writes);
   }
 
   /** Reads partitions' leader and ISR into the context, the reads in flight together; a failed read fails the event. */

@@ -328,6 +328,9 @@ export class PartitionReassignment {
       for (const other of this.controller.context.partitionsForTopic(tp.topic)) a.partitions.set(other.partition, [...this.controller.context.replicasFor(other)]);
     }
     a.partitions.set(tp.partition, [...replicas]);
+    // As Kafka's updateReplicaAssignmentForPartition: the id the controller knows is written back.
+    const topicId = this.controller.context.topicIds.get(tp.topic) ?? a.topicId;
+    if (topicId !== undefined) a.topicId = topicId;
     if (adding.length > 0) a.addingReplicas.set(tp.partition, [...adding]);
     else a.addingReplicas.delete(tp.partition);
     if (removing.length > 0) a.removingReplicas.set(tp.partition, [...removing]);

@@ -52,16 +52,7 @@ export class CheckpointFile<T> {
       await fd.close();
     }
     await fs.promises.rename(tmp, this.file);
-    try {
-      const dir = await fs.promises.open(path.dirname(this.file), 'r');
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
-    } catch {
-      // As syncDir: some file systems refuse fsync on directories; the rename is still atomic.
-    }
+    await syncDirAsync(path.dirname(this.file));
   }
 
   private render(entries: Iterable<T>): string {
@@ -108,5 +99,19 @@ export function syncDir(dir: string): void {
     }
   } catch {
     // Some file systems refuse fsync on directories; the rename is still atomic.
+  }
+}
+
+/** `syncDir` off the event loop. */
+export async function syncDirAsync(dir: string): Promise<void> {
+  try {
+    const fd = await fs.promises.open(dir, 'r');
+    try {
+      await fd.sync();
+    } finally {
+      await fd.close();
+    }
+  } catch {
+    // As syncDir: some file systems refuse fsync on directories; the rename is still atomic.
   }
 }

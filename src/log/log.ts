@@ -8,6 +8,7 @@ import { batchesIn } from '../records/record-batch';
 import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, FUTURE_DIR_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, SWAP_FILE_SUFFIX, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache';
 import { isDeletePolicy, LogConfig } from '../common/config/log-config';
+import { PartitionMetadataFile } from './partition-metadata-file';
 import { LogDirFailureChannel, errnoOf, ioErrorKind, isIoError, storageError, TransientStorageError } from './log-dir-failure-channel';
 import { loadLog, segmentOpenOptions } from './log-loader';
 import { LogSegment } from './log-segment';
@@ -115,6 +116,10 @@ export class Log {
   private closed = false;
   /** The cleaner's progress: offsets below it were compacted (cleaner-offset-checkpoint). */
   firstDirtyOffset = 0;
+  /** partition.metadata of this partition (KIP-516). */
+  readonly partitionMetadataFile: PartitionMetadataFile;
+  /** The topic id in partition.metadata, once known (Kafka 2.8's Log.topicId). */
+  topicId: string | undefined;
 
   private constructor(
     readonly dir: string,
@@ -172,6 +177,15 @@ export class Log {
     this.recoveryPointValue = loaded.recoveryPoint;
     this.highWatermarkValue = Math.min(Math.max(p.highWatermark ?? 0, this.logStartOffsetValue), this.nextOffset);
     this.lastFlushTimeValue = started;
+    this.partitionMetadataFile = new PartitionMetadataFile(dir);
+    if (this.partitionMetadataFile.exists()) {
+      try {
+        this.topicId = this.partitionMetadataFile.read();
+      } catch (err) {
+        // An unreadable file must not keep the partition offline: the id is learnt again from LeaderAndIsr.
+        this.logger.error(`Error while reading the partition metadata file ${this.partitionMetadataFile.file}`, err);
+      }
+    }
     this.logger.info(`Completed load of ${this.toString()} with ${this.segments.size} segments in ${p.clock.nowMs() - started}ms`);
   }
 

@@ -10,7 +10,7 @@ export interface DescribeFilters {
 
 /**
  * `kafka-topics --describe` in Kafka 2.4-2.8's layout:
- * `Topic: t\tPartitionCount: 3\tReplicationFactor: 2\tConfigs: k=v` and one
+ * `Topic: t\tTopicId: <id>\tPartitionCount: 3\tReplicationFactor: 2\tConfigs: k=v` and one
  * `\tTopic: t\tPartition: 0\tLeader: 2\tReplicas: 2,3\tIsr: 2,3` line per partition, in numeric order.
  */
 export class TopicDescriber {
@@ -40,7 +40,9 @@ export class TopicDescriber {
       if (!filtering) {
         const configs = [...config].map(([k, v]) => `${k}=${v}`).join(',');
         const deletion = marked.has(topic) ? '\tMarkedForDeletion: true' : '';
-        this.out(`Topic: ${topic}\tPartitionCount: ${partitions.length}\tReplicationFactor: ${rf}\tConfigs: ${configs}${deletion}`);
+        // Kafka 2.8's TopicDescription.printDescription: the id after the name when the topic has one.
+        const topicId = assignment.topicId === undefined ? '' : `\tTopicId: ${assignment.topicId}`;
+        this.out(`Topic: ${topic}${topicId}\tPartitionCount: ${partitions.length}\tReplicationFactor: ${rf}\tConfigs: ${configs}${deletion}`);
       }
       if (filters.topicsWithOverrides) continue;
       for (const p of partitions) {

@@ -174,8 +174,12 @@ export class AdminZk {
     if (empty !== undefined) throw new AdminZkError('INVALID_REPLICA_ASSIGNMENT', `Cannot have replication factor of 0 for partition id ${empty}.`);
   }
 
-  /** Writes /config/topics/<t> and then /brokers/topics/<t>, as Kafka does (the two writes are not atomic). */
-  async createTopic(topic: string, assignment: ReadonlyMap<number, readonly number[]>, config: ReadonlyMap<string, string>): Promise<void> {
+  /**
+   * Writes /config/topics/<t> and then /brokers/topics/<t>, as Kafka does (the two writes are not atomic). The
+   * broker's CreateTopics gives the topic its id here (AdminZkClient.createTopic with usesTopicId); kafka-topics
+   * --zookeeper writes none, and the controller gives the topic one when it sees it, as in Kafka 2.8.
+   */
+  async createTopic(topic: string, assignment: ReadonlyMap<number, readonly number[]>, config: ReadonlyMap<string, string>, topicId?: string): Promise<void> {
     await this.validateTopicCreate(topic, assignment);
     const configText = [...config].map(([k, v]) => `${k}=${v}`).join(', ');
     const assignmentText = [...assignment].map(([p, r]) => `${p} -> ArrayBuffer(${r.join(', ')})`).join(', ');
@@ -184,7 +188,7 @@ export class AdminZk {
       if (!(err instanceof ZkError && err.code === 'NODEEXISTS')) throw err;
       await this.zk.setData(ZkPaths.configEntity('topics', topic), ConfigEntityZNode.encode(config));
     });
-    const data = TopicAssignmentZNode.encode({ partitions: new Map([...assignment].map(([p, r]) => [p, [...r]])), addingReplicas: new Map(), removingReplicas: new Map() });
+    const data = TopicAssignmentZNode.encode({ partitions: new Map([...assignment].map(([p, r]) => [p, [...r]])), addingReplicas: new Map(), removingReplicas: new Map(), topicId });
     try {
       await this.zk.createRecursive(ZkPaths.topic(topic), data);
     } catch (err) {
@@ -193,7 +197,7 @@ export class AdminZk {
     }
   }
 
-  /** Rewrites the assignment with the added partitions; the controller picks them up from its data watch. */
+  /** Rewrites the assignment with the added partitions (keeping the topic id); the controller picks them up from its data watch. */
   async addPartitions(topic: string, existing: TopicAssignment, added: ReadonlyMap<number, readonly number[]>): Promise<void> {
     const partitions = new Map(existing.partitions);
     for (const [p, r] of added) partitions.set(p, [...r]);

@@ -152,7 +152,7 @@ export class ProtocolTestServer {
   private handlers(): ApiHandlers {
     return {
       3: (req, ctx) => {
-        const names = req.topics === null || (ctx.header.apiVersion === 0 && req.topics.length === 0) ? [...this.topics.keys()] : req.topics.map((t) => t.name);
+        const names = req.topics === null || (ctx.header.apiVersion === 0 && req.topics.length === 0) ? [...this.topics.keys()] : req.topics.map((t) => t.name ?? '');
         const autoCreate = req.topics !== null && (ctx.header.apiVersion < 4 || req.allowAutoTopicCreation);
         if (autoCreate) for (const n of names) this.createTopic(n);
         return {

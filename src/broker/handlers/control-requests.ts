@@ -14,14 +14,30 @@ import { HandlerContext } from './handler-context';
  * broker, is refused as Kafka refuses it.
  */
 export function createLeaderAndIsrHandler(ctx: HandlerContext): ApiHandler<LeaderAndIsrRequest, LeaderAndIsrResponse> {
-  return (request, context) => {
+  return async (request, context) => {
     if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, partitionErrors: [] };
-    return ctx.replicaManager.becomeLeaderOrFollower(context.header.correlationId, request, context.header.apiVersion, (leaders, followers) => {
+    const version = context.header.apiVersion;
+    const response = await ctx.replicaManager.becomeLeaderOrFollower(context.header.correlationId, request, version, (leaders, followers) => {
       // KafkaApis.onLeadershipChange: the coordinator of a group is the leader of its offsets partition.
       for (const tp of leaders) if (tp.topic === GROUP_METADATA_TOPIC_NAME) ctx.groupCoordinator.onElection(tp.partition);
       for (const tp of followers) if (tp.topic === GROUP_METADATA_TOPIC_NAME) ctx.groupCoordinator.onResignation(tp.partition);
     });
+    return version >= 5 ? byTopicId(request, response) : response;
   };
+}
+
+/** LeaderAndIsrResponse v5: the partition errors grouped under their topic's id, in the request's topic order. */
+function byTopicId(request: LeaderAndIsrRequest, response: LeaderAndIsrResponse): LeaderAndIsrResponse {
+  const errors = new Map<string, { partitionIndex: number; errorCode: number; topicName: string }[]>();
+  for (const e of response.partitionErrors) {
+    let list = errors.get(e.topicName);
+    if (!list) errors.set(e.topicName, (list = []));
+    list.push(e);
+  }
+  const topics = request.topicStates
+    .filter((t) => errors.has(t.topicName))
+    .map((t) => ({ topicId: t.topicId ?? Buffer.alloc(16), partitionErrors: errors.get(t.topicName) ?? [] }));
+  return { errorCode: response.errorCode, partitionErrors: [], topics };
 }
 
 export function createUpdateMetadataHandler(ctx: HandlerContext): ApiHandler<UpdateMetadataRequest, UpdateMetadataResponse> {

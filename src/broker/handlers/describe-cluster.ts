@@ -7,7 +7,7 @@ import { HandlerContext } from './handler-context';
  * Kafka's AclOperation codes of the operations a CLUSTER resource supports (AclEntry.supportedOperations(CLUSTER)):
  * CREATE 5, ALTER 7, DESCRIBE 8, CLUSTER_ACTION 9, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11, IDEMPOTENT_WRITE 12.
  */
-const CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12] as const;
+export const CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12] as const;
 
 /** Kafka's Utils.to32BitField: bit `code` set for each operation. */
 export function to32BitField(codes: readonly number[]): number {

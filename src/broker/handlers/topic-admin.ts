@@ -7,7 +7,8 @@ import { checkAssignmentFits, explicitAssignmentBytes, renderAssignment } from '
 import { estimateAssignmentBytes, TopicAssignmentZNode } from '../../zk/znodes/topic-assignment';
 import { isTopicConfigKey } from '../../common/config/log-config';
 import { CreatePartitionsRequest, CreatePartitionsResponse } from '../../protocol/apis/create-partitions';
-import { CreatableTopic, CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/apis/create-topics';
+import { CreatableTopic, CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/apis/create-topics';
+import { randomUuid, topicIdBytes, topicIdOf } from '../../common/uuid';
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/apis/delete-topics';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
@@ -28,18 +29,19 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
     // ('.' against '_') still go one after the other, so the later one is refused as when created alone.
     const chains = new Map<string, Promise<unknown>>();
     const outcomes = request.topics.map((topic): Promise<CreateTopicsResponse['topics'][number]> => {
-      if (!ctx.controller.isActive) return Promise.resolve({ name: topic.name, errorCode: ErrorCode.NOT_CONTROLLER.code, errorMessage: 'This is not the correct controller for this cluster.' });
+      if (!ctx.controller.isActive) return Promise.resolve({ name: topic.name, errorCode: ErrorCode.NOT_CONTROLLER.code, errorMessage: 'This is not the correct controller for this cluster.', ...FAILED_TOPIC });
       // As KafkaApis.handleCreateTopicsRequest: every entry of a name given twice is refused.
-      if ((counts.get(topic.name) ?? 0) > 1) return Promise.resolve({ name: topic.name, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: 'Found multiple entries for this topic.' });
+      if ((counts.get(topic.name) ?? 0) > 1) return Promise.resolve({ name: topic.name, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: 'Found multiple entries for this topic.', ...FAILED_TOPIC });
       const key = unifyCollisionChars(topic.name);
       const outcome = (chains.get(key) ?? Promise.resolve()).then(async () => {
         try {
-          await createTopic(ctx, topic, request.validateOnly);
-          return { name: topic.name, errorCode: ErrorCode.NONE.code, errorMessage: null };
+          const created = await createTopic(ctx, topic, request.validateOnly);
+          return { name: topic.name, errorCode: ErrorCode.NONE.code, errorMessage: null, ...created };
         } catch (err) {
           if (!(err instanceof KafkaError)) log.error(`Error creating topic ${topic.name}`, err);
           const code = err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code;
-          return { name: topic.name, errorCode: code, errorMessage: (err as Error).message };
+          // As KafkaApis: a failed topic's v5+ fields are reset (no configs, -1 partitions and replication factor).
+          return { name: topic.name, errorCode: code, errorMessage: (err as Error).message, ...FAILED_TOPIC };
         }
       });
       chains.set(key, outcome);
@@ -63,6 +65,12 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
   };
 }
 
+const FAILED_TOPIC = { topicId: topicIdBytes(undefined), numPartitions: -1, replicationFactor: -1, configs: [] };
+
+/** DescribeConfigs v1+ config sources a created topic's configs carry. */
+const TOPIC_CONFIG_SOURCE = 1;
+const DEFAULT_CONFIG_SOURCE = 5;
+
 /** Kafka's DelayedCreatePartitions test: the topic is in the metadata and no partition of it lacks a leader. */
 function hasAllLeaders(cache: HandlerContext['metadataCache'], topic: string): boolean {
   const n = cache.numPartitions(topic);
@@ -80,7 +88,7 @@ function hasAllLeaders(cache: HandlerContext['metadataCache'], topic: string): b
  * AdminZkClient.validateTopicCreate), except that the name is checked first and that no assignment is built
  * that ZooKeeper could not store.
  */
-async function createTopic(ctx: HandlerContext, topic: CreatableTopic, validateOnly: boolean): Promise<void> {
+async function createTopic(ctx: HandlerContext, topic: CreatableTopic, validateOnly: boolean): Promise<Partial<CreatableTopicResult>> {
   const nameError = topicNameError(topic.name);
   if (nameError !== undefined) throw new KafkaError('INVALID_TOPIC_EXCEPTION', nameError);
   const nullConfigs = topic.configs.filter((c) => c.value === null).map((c) => c.name);
@@ -90,8 +98,9 @@ async function createTopic(ctx: HandlerContext, topic: CreatableTopic, validateO
     if (!isTopicConfigKey(c.name)) throw new KafkaError('INVALID_CONFIG', `Unknown topic config name: ${c.name}`);
     config.set(c.name, c.value as string);
   }
+  let logConfig: Awaited<ReturnType<HandlerContext['logConfigFor']>>;
   try {
-    await ctx.logConfigFor(topic.name, config);
+    logConfig = await ctx.logConfigFor(topic.name, config);
   } catch (err) {
     throw new KafkaError('INVALID_CONFIG', (err as Error).message);
   }
@@ -110,11 +119,22 @@ async function createTopic(ctx: HandlerContext, topic: CreatableTopic, validateO
     const brokers = partitions > 0 && rf > 0 ? await ctx.brokerRegistry.getBrokerIds() : [];
     assignment = assign(topic.name, brokers, partitions, rf);
   }
+  // CreateTopics v5+ (KIP-525): the topic as created, its configs as DescribeConfigs would give them.
+  const described: Partial<CreatableTopicResult> = {
+    numPartitions: assignment.size,
+    replicationFactor: assignment.get(0)?.length ?? -1,
+    configs: Object.entries(logConfig.originals)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, value]) => ({ name, value, readOnly: false, configSource: config.has(name) ? TOPIC_CONFIG_SOURCE : DEFAULT_CONFIG_SOURCE, isSensitive: false })),
+  };
   if (validateOnly) {
     await ctx.adminZk.validateTopicCreate(topic.name, assignment);
-    return;
+    return described;
   }
-  await ctx.adminZk.createTopic(topic.name, assignment, config);
+  // The broker's AdminZkClient.createTopic gives a new topic its id (usesTopicId at IBP 2.8).
+  const topicId = randomUuid();
+  await ctx.adminZk.createTopic(topic.name, assignment, config, topicId);
+  return { ...described, topicId: topicIdBytes(topicId) };
 }
 
 /**
@@ -148,27 +168,42 @@ function kafkaErrors<T>(build: () => T): T {
   }
 }
 
+/**
+ * DeleteTopics as Kafka 2.8's KafkaApis.handleDeleteTopicsRequest: v6 names each topic or gives its id (never
+ * both: INVALID_REQUEST for the whole request); an id is resolved by the controller's context (Kafka's
+ * controllerContext.topicNames), and one that names no topic is UNKNOWN_TOPIC_ID. Each result carries the id
+ * as the request gave it.
+ */
 export function createDeleteTopicsHandler(ctx: HandlerContext): ApiHandler<DeleteTopicsRequest, DeleteTopicsResponse> {
   return async (request, context) => {
+    const version = context.header.apiVersion;
+    const wanted: { name: string | null; topicId: Buffer }[] =
+      version >= 6 ? (request.topics ?? []) : request.topicNames.map((name) => ({ name, topicId: topicIdBytes(undefined) }));
+    for (const t of wanted) {
+      if (t.name !== null && topicIdOf(t.topicId) !== undefined) throw new KafkaError('INVALID_REQUEST', 'Topic name and topic ID can not both be specified.');
+    }
     const responses: DeleteTopicsResponse['responses'] = [];
     const marked: string[] = [];
-    for (const name of request.topicNames) {
+    for (const t of wanted) {
+      const id = topicIdOf(t.topicId);
+      const name = id === undefined ? t.name : (ctx.controller.context.topicName(id) ?? null);
       let code = 0;
       if (!ctx.controller.isActive) code = ErrorCode.NOT_CONTROLLER.code;
-      else if (!ctx.config.get('delete.topic.enable')) code = context.header.apiVersion >= 3 ? ErrorCode.TOPIC_DELETION_DISABLED.code : ErrorCode.INVALID_REQUEST.code;
+      else if (!ctx.config.get('delete.topic.enable')) code = version >= 3 ? ErrorCode.TOPIC_DELETION_DISABLED.code : ErrorCode.INVALID_REQUEST.code;
+      else if (name === null) code = ErrorCode.UNKNOWN_TOPIC_ID.code;
       else if (isInternalTopic(name) || topicNameError(name) !== undefined) code = ErrorCode.INVALID_TOPIC_EXCEPTION.code;
       else if (!(await ctx.adminZk.topicExists(name))) code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code;
       else {
         await ctx.adminZk.markTopicForDeletion(name);
         marked.push(name);
       }
-      responses.push({ name, errorCode: code });
+      responses.push({ name, topicId: t.topicId, errorCode: code, errorMessage: null });
     }
     // Kafka's DelayedDeleteTopics: done once no deleted topic is left in this broker's metadata (the controller
     // removes a topic from every cache before it deletes its znodes).
     const cache = ctx.metadataCache;
     const done = await cache.topicWatchers.waitUntil(() => marked.every((t) => !cache.contains(t)), marked, request.timeoutMs);
-    if (!done) for (const r of responses) if (marked.includes(r.name)) r.errorCode = ErrorCode.REQUEST_TIMED_OUT.code;
+    if (!done) for (const r of responses) if (r.name !== null && marked.includes(r.name)) r.errorCode = ErrorCode.REQUEST_TIMED_OUT.code;
     return { throttleTimeMs: 0, responses };
   };
 }

@@ -3,7 +3,8 @@ import { ApiKey } from '../api-keys';
 import { f, s } from '../schema/field';
 
 /*
- * UpdateMetadata (key 6), controller -> broker, v0-5; v6 is flexible.
+ * UpdateMetadata (key 6), controller -> broker, v0-7: Kafka 2.8's maximum (the controller sends v7 at
+ * inter.broker.protocol.version 2.8). v6: flexible. v7 (KIP-516): TopicId per topic state.
  * v0: one host/port per broker. v1: Endpoints (port, host, security protocol). v2: Rack. v3: endpoint Listener
  * name. v4: OfflineReplicas. v5: BrokerEpoch; partitions grouped by topic (TopicStates). Leader -2 marks a topic
  * being deleted (LeaderDuringDelete).
@@ -35,6 +36,8 @@ export interface UpdateMetadataPartitionState {
 
 export interface UpdateMetadataTopicState {
   topicName: string;
+  /** v7+: the topic's id (16 bytes; zero when it has none). */
+  topicId?: Buffer;
   partitionStates: UpdateMetadataPartitionState[];
 }
 
@@ -69,7 +72,7 @@ export interface UpdateMetadataResponse {
 export const UpdateMetadataApi = new ApiDefinition<UpdateMetadataRequest, UpdateMetadataResponse>({
   key: ApiKey.UPDATE_METADATA,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 7,
   flexibleFrom: 6,
   interBroker: true,
   request: [
@@ -77,7 +80,7 @@ export const UpdateMetadataApi = new ApiDefinition<UpdateMetadataRequest, Update
     f('controllerEpoch', 'int32', '0+'),
     f('brokerEpoch', 'int64', '5+', { default: -1 }),
     s('ungroupedPartitionStates', '0-4', partitionState),
-    s('topicStates', '5+', [f('topicName', 'string', '5+'), s('partitionStates', '5+', partitionState)]),
+    s('topicStates', '5+', [f('topicName', 'string', '5+'), f('topicId', 'uuid', '7+'), s('partitionStates', '5+', partitionState)]),
     s('liveBrokers', '0+', [
       f('id', 'int32', '0+'),
       f('v0Host', 'string', '0'),

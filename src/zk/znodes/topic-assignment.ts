@@ -1,13 +1,17 @@
+import { isUuidString } from '../../common/uuid';
 import { decodeJsonObject, encodeJson, intArray, intField, Json, ZnodeFormatError } from './znode-json';
 
 /**
  * `/brokers/topics/<topic>`: replica assignment, partition ids as string keys, first replica = preferred leader.
- * Written as version 2 (Kafka 2.4-2.7: adding_replicas/removing_replicas during reassignment); 1-3 are read.
+ * Written as version 3, as Kafka 2.8's TopicZNode.encode (adding_replicas/removing_replicas during reassignment,
+ * and "topic_id" when the topic has one, KIP-516); 1-3 are read.
  */
 export interface TopicAssignment {
   partitions: Map<number, number[]>;
   addingReplicas: Map<number, number[]>;
   removingReplicas: Map<number, number[]>;
+  /** The topic id (base64url Uuid), absent for a topic written before 2.8 and not yet given one by the controller. */
+  topicId?: string | undefined;
 }
 
 function toObject(m: Map<number, number[]>): Record<string, number[]> {
@@ -30,8 +34,9 @@ function fromObject(path: string, v: unknown, what: string): Map<number, number[
 export const TopicAssignmentZNode = {
   encode(a: TopicAssignment): Buffer {
     return encodeJson({
-      version: 2,
+      version: 3,
       partitions: toObject(a.partitions),
+      ...(a.topicId === undefined ? {} : { topic_id: a.topicId }),
       adding_replicas: toObject(a.addingReplicas),
       removing_replicas: toObject(a.removingReplicas),
     });
@@ -40,10 +45,13 @@ export const TopicAssignmentZNode = {
   decode(path: string, data: Buffer | null): TopicAssignment {
     const o = decodeJsonObject(path, data);
     intField(path, o, 'version');
+    const topicId = o['topic_id'];
+    if (topicId !== undefined && (typeof topicId !== 'string' || !isUuidString(topicId))) throw new ZnodeFormatError(path, 'topic_id is not a base64 UUID');
     return {
       partitions: fromObject(path, o['partitions'], 'partitions'),
       addingReplicas: fromObject(path, o['adding_replicas'], 'adding_replicas'),
       removingReplicas: fromObject(path, o['removing_replicas'], 'removing_replicas'),
+      ...(topicId === undefined ? {} : { topicId }),
     };
   },
 };
@@ -69,7 +77,7 @@ function digitsOfRange(n: number): number {
  * computed without building the assignment, so that a request for 2^31-1 partitions is refused at once.
  */
 export function estimateAssignmentBytes(firstPartition: number, partitions: number, replicationFactor: number, brokerIds: readonly number[]): number {
-  const overhead = '{"version":2,"partitions":{},"adding_replicas":{},"removing_replicas":{}}'.length;
+  const overhead = '{"version":3,"partitions":{},"topic_id":"AAAAAAAAAAAAAAAAAAAAAA","adding_replicas":{},"removing_replicas":{}}'.length;
   if (partitions <= 0 || replicationFactor <= 0) return overhead;
   const digits = brokerIds.length === 0 ? [1] : brokerIds.map((b) => String(b).length);
   const maxDigits = Math.max(...digits);

@@ -30,8 +30,8 @@ describe('RequestDispatcher', () => {
   it('advertises exactly the registry\'s windows (client and inter-broker APIs), min 0 everywhere, no SaslHandshake', () => {
     const table = fullDispatcher().advertised().map((k) => `${k.apiKey}:${k.minVersion}-${k.maxVersion}`);
     expect(table).toEqual([
-      '0:0-9', '1:0-12', '2:0-6', '3:0-6', '4:0-3', '5:0-3', '6:0-5', '7:0-3', '8:0-8', '9:0-7', '10:0-3', '11:0-7', '12:0-4',
-      '13:0-4', '14:0-5', '15:0-5', '16:0-4', '18:0-3', '19:0-4', '20:0-3', '21:0-2', '22:0-1', '23:0-4', '32:0-4', '33:0-2',
+      '0:0-9', '1:0-12', '2:0-6', '3:0-11', '4:0-5', '5:0-3', '6:0-7', '7:0-3', '8:0-8', '9:0-7', '10:0-3', '11:0-7', '12:0-4',
+      '13:0-4', '14:0-5', '15:0-5', '16:0-4', '18:0-3', '19:0-7', '20:0-6', '21:0-2', '22:0-1', '23:0-4', '32:0-4', '33:0-2',
       '34:0-2', '35:0-2', '37:0-3', '42:0-2', '43:0-2', '44:0-1', '45:0-0', '46:0-0', '47:0-0', '48:0-1', '49:0-1', '60:0-0',
     ]);
   });
@@ -45,8 +45,8 @@ describe('RequestDispatcher', () => {
     const d = new RequestDispatcher({ 3: () => ({ throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [] }) });
     const frame = Buffer.from('00120003000000010007' + Buffer.from('rdkafka').toString('hex') + '00' + '0b' + Buffer.from('librdkafka').toString('hex') + '06' + Buffer.from('2.0.2').toString('hex') + '00', 'hex');
     const c = ctx();
-    // size, corr 1, error 0, compact array of 2 (+1), {3,0,6,tags}, {18,0,3,tags}, throttle 0, tags
-    expect(hex(d.handle(frame, c))).toBe('0000001a' + '00000001' + '0000' + '03' + '0003000000060' + '0' + '0012000000030' + '0' + '00000000' + '00');
+    // size, corr 1, error 0, compact array of 2 (+1), {3,0,11,tags}, {18,0,3,tags}, throttle 0, tags
+    expect(hex(d.handle(frame, c))).toBe('0000001a' + '00000001' + '0000' + '03' + '00030000000b0' + '0' + '0012000000030' + '0' + '00000000' + '00');
     expect(c.clientSoftwareName).toBe('librdkafka');
   });
 

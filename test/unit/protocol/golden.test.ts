@@ -107,6 +107,13 @@ const NO_CLIENT_SENDS: ReadonlyMap<number, string> = new Map([
  * flexible versions of the admin APIs, which only Java clients of 2.4+ send.
  */
 const NO_CLIENT_SENDS_VERSION: ReadonlyMap<string, string> = new Map([
+  // Topic-id era versions (KIP-516, KIP-430, KIP-525): a capture run against the capture server advertising Kafka
+  // 2.8's maxima (CAPTURE_CLIENTS=confluent-kafka) shows confluent-kafka 1.7.0 / librdkafka 2.0.2 stopping at
+  // Metadata v4 and CreateTopics v4; kafkajs 2.2.4 stops at Metadata v6, CreateTopics v3 and DeleteTopics v1,
+  // kafka-python 2.0.2 lower. Only the Java clients (2.4+; 2.8 for the topic ids) send these.
+  ...[7, 8, 9, 10, 11].map((v): [string, string] => [`3:${v}`, `Metadata v${v}: Java clients only (librdkafka 2.0.2 stops at v4, kafkajs at v6)`]),
+  ...[5, 6, 7].map((v): [string, string] => [`19:${v}`, `CreateTopics v${v}: Java AdminClient only (librdkafka 2.0.2 and kafkajs stop at v4 / v3)`]),
+  ...[4, 5, 6].map((v): [string, string] => [`20:${v}`, `DeleteTopics v${v}: Java AdminClient only (librdkafka 2.0.2 and kafkajs stop below v4)`]),
   // kafkajs 2.2.4 implements DeleteRecords v0-1 only; kafka-python 2.0.2 and confluent-kafka 1.7.0 have no
   // delete-records admin call (librdkafka's rd_kafka_DeleteRecords sends v1). v2 is the Java AdminClient's (2.4+).
   ['21:2', 'DeleteRecords v2 (flexible): Java AdminClient 2.4+ only'],
@@ -225,14 +232,14 @@ describe('reference captures', () => {
     expect(requestRoundTrip(av).remaining).toBe(0);
     const md = Buffer.from(`0003000000000002${'0012'}${id}00000000`, 'hex');
     const { body, again } = requestRoundTrip(md);
-    expect(body as MetadataRequest).toEqual({ topics: [], allowAutoTopicCreation: true });
+    expect(body as MetadataRequest).toEqual({ topics: [], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     expect(again).toEqual(md);
   });
 
   it('kafkajs admin Metadata v6: null topics, allowAutoTopicCreation false', () => {
     const bytes = Buffer.from('00030006000000010003636170ffffffff00', 'hex');
     const { body, again } = requestRoundTrip(bytes);
-    expect(body as MetadataRequest).toEqual({ topics: null, allowAutoTopicCreation: false });
+    expect(body as MetadataRequest).toEqual({ topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     expect(again).toEqual(bytes);
   });
 
