@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { NetworkClient } from '../client/network-client';
 import { ErrorCode, errorNameOf } from '../common/error-codes';
 import { TopicPartition, tpString } from '../common/topic-partition';
-import { DeleteTopicsApi } from '../protocol/apis/delete-topics';
+import { DeleteTopicsApi, deleteTopicsByName } from '../protocol/apis/delete-topics';
 import { MetadataApi } from '../protocol/apis/metadata';
 import { CliError } from './cli';
 import { KafkaConsumerGroupService } from './consumer-groups-kafka';
@@ -228,7 +228,7 @@ export class StreamsResetter {
       this.out(`Deleting inferred internal topics [${toDelete.join(', ')}]`);
     }
     if (!dryRun && toDelete.length > 0) {
-      const r = await this.client.request('controller', DeleteTopicsApi, { topicNames: toDelete, timeoutMs: 30000 });
+      const r = await this.client.request('controller', DeleteTopicsApi, deleteTopicsByName(toDelete, 30000));
       const failed = r.responses.filter((t) => t.errorCode !== ErrorCode.NONE.code);
       for (const t of failed) this.err(`ERROR: deleting topic ${t.name}\n${exceptionName(t.errorCode)}: ${defaultErrorMessage(t.errorCode)}`);
       if (failed.length > 0) throw new StreamsResetterError('java.lang.RuntimeException: Encountered an error deleting one or more topics');

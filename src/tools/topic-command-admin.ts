@@ -3,9 +3,10 @@ import { ErrorCode, errorNameOf } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
 import { SYSTEM_CLOCK } from '../common/time';
 import { hasCollisionChars } from '../common/topic';
+import { topicIdOf } from '../common/uuid';
 import { CreatePartitionsApi } from '../protocol/apis/create-partitions';
 import { CreateTopicsApi } from '../protocol/apis/create-topics';
-import { DeleteTopicsApi } from '../protocol/apis/delete-topics';
+import { DeleteTopicsApi, deleteTopicsByName } from '../protocol/apis/delete-topics';
 import { DescribeConfigsApi, DescribeConfigsResourceConfig } from '../protocol/apis/describe-configs';
 import { ListPartitionReassignmentsApi } from '../protocol/apis/list-partition-reassignments';
 import { MetadataApi, MetadataResponse } from '../protocol/apis/metadata';
@@ -187,7 +188,9 @@ export class AdminClientTopicService {
       if (!filtering && (!o.topicsWithOverrides || overrides.length > 0) && partitions.length > 0) {
         const first = partitions[0]!;
         const rf = replicationFactor(first, reassignments.get(`${name}\0${first.partitionIndex}`));
-        this.out(`Topic: ${name}\tPartitionCount: ${partitions.length}\tReplicationFactor: ${rf}\tConfigs: ${overrides.map((c) => `${c.name}=${c.value ?? 'null'}`).join(',')}`);
+        // Kafka 2.8's TopicDescription.printDescription: the id after the name unless it is the zero Uuid.
+        const id = td.topicId === undefined ? undefined : topicIdOf(td.topicId);
+        this.out(`Topic: ${name}${id === undefined ? '' : `\tTopicId: ${id}`}\tPartitionCount: ${partitions.length}\tReplicationFactor: ${rf}\tConfigs: ${overrides.map((c) => `${c.name}=${c.value ?? 'null'}`).join(',')}`);
       }
       if (o.topicsWithOverrides) continue;
       for (const p of partitions) {
@@ -236,7 +239,7 @@ export class AdminClientTopicService {
     this.ensureTopicExists(topics, o);
     if (topics.length === 0) return;
     const r = await this.toController(
-      () => this.client.request('controller', DeleteTopicsApi, { topicNames: topics, timeoutMs: this.timeoutMs }),
+      () => this.client.request('controller', DeleteTopicsApi, deleteTopicsByName(topics, this.timeoutMs)),
       (res) => res.responses.map((t) => t.errorCode),
     );
     const failed = r.responses.find((t) => t.errorCode !== ErrorCode.NONE.code);

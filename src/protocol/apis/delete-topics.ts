@@ -35,6 +35,17 @@ export interface DeleteTopicsResponse {
   responses: DeletableTopicResult[];
 }
 
+/** The zero Uuid: a v6 topic named, not given by id. */
+const ZERO_TOPIC_ID = Buffer.alloc(16);
+
+/**
+ * A request deleting topics by name at whatever version is negotiated: v0-5 read `topicNames`, v6 `topics`
+ * (each with the zero id), as the Java AdminClient fills one or the other.
+ */
+export function deleteTopicsByName(names: readonly string[], timeoutMs: number): DeleteTopicsRequest {
+  return { topicNames: [...names], topics: names.map((name) => ({ name, topicId: ZERO_TOPIC_ID })), timeoutMs };
+}
+
 export const DeleteTopicsApi = new ApiDefinition<DeleteTopicsRequest, DeleteTopicsResponse>({
   key: ApiKey.DELETE_TOPICS,
   minVersion: 0,

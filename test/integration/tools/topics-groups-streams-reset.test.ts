@@ -51,8 +51,8 @@ describe('kafka-topics --bootstrap-server, consumer group resets and the streams
       await waitUntil(async () => (await zkTopics([...args, '--under-replicated-partitions'])).output === '', { timeoutMs: 30000 });
       expect((await topics(args)).output).toBe((await zkTopics(args)).output);
     }
-    expect((await topics(['--describe', '--topic', 'bs.orders'])).output.split('\n')[0]).toBe('Topic: bs.orders\tPartitionCount: 3\tReplicationFactor: 2\tConfigs: retention.ms=3600000');
-    expect((await topics(['--describe', '--topics-with-overrides', '--exclude-internal'])).output).toBe('Topic: bs.orders\tPartitionCount: 3\tReplicationFactor: 2\tConfigs: retention.ms=3600000');
+    expect((await topics(['--describe', '--topic', 'bs.orders'])).output.split('\n')[0]).toMatch(/^Topic: bs\.orders\tTopicId: [A-Za-z0-9_-]{22}\tPartitionCount: 3\tReplicationFactor: 2\tConfigs: retention\.ms=3600000$/);
+    expect((await topics(['--describe', '--topics-with-overrides', '--exclude-internal'])).output).toMatch(/^Topic: bs\.orders\tTopicId: [A-Za-z0-9_-]{22}\tPartitionCount: 3\tReplicationFactor: 2\tConfigs: retention\.ms=3600000$/);
     expect((await topics(['--describe', '--under-min-isr-partitions', '--exclude-internal'])).output).toBe('');
     const atMin = await topics(['--describe', '--at-min-isr-partitions', '--topic', 'plain']);
     expect(atMin.output).toBe('');
