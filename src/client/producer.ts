@@ -4,7 +4,7 @@ import { Clock, TimerHandle } from '../common/time';
 import { SerialQueue } from '../common/serial-queue';
 import { KafkaError } from '../common/kafka-error';
 import { ProduceApi, ProduceResponse } from '../protocol/apis/produce';
-import { CompressionType, RecordBatchBuilder } from '../records';
+import { CompressionType, RecordBatchBuilder, RecordHeader } from '../records';
 import { ClientMetrics } from './client-metrics';
 import { DefaultPartitioner } from './default-partitioner';
 import { NetworkClient } from './network-client';
@@ -160,23 +160,33 @@ export class Producer {
   /**
    * The allocation-free form of send (Kafka's send with a Callback): the callback runs when the record is
    * acknowledged or fails. Records given before a topic's metadata is known wait in one chain, so every record
-   * is appended in the order of the calls. `timestamp` is the record's create time (ProducerRecord's), now if absent.
+   * is appended in the order of the calls. `timestamp` is the record's create time (ProducerRecord's), now if absent;
+   * `headers` are the record's (ProducerRecord's), none if absent.
    */
-  sendWithCallback(topic: string, key: Buffer | null, value: Buffer | null, callback?: SendCallback, cookie = 0, partition?: number, timestamp?: number): void {
+  sendWithCallback(
+    topic: string,
+    key: Buffer | null,
+    value: Buffer | null,
+    callback?: SendCallback,
+    cookie = 0,
+    partition?: number,
+    timestamp?: number,
+    headers?: readonly RecordHeader[],
+  ): void {
     if (this.closed) {
       callback?.(new Error('Cannot send after the producer is closed.'), topic, -1, -1, cookie);
       return;
     }
     const info = this.client.metadata.topics.get(topic);
     if (this.waitingForMetadata === 0 && info !== undefined && info.errorCode === ErrorCode.NONE.code && info.partitions.length > 0) {
-      this.append(topic, key, value, partition ?? this.partitioner.partition(key, info.partitions.length), callback, cookie, timestamp);
+      this.append(topic, key, value, partition ?? this.partitioner.partition(key, info.partitions.length), callback, cookie, timestamp, headers);
       return;
     }
     this.waitingForMetadata++;
     this.metadataWaits.run(() => this.partitionsFor(topic)).then(
       (count) => {
         this.waitingForMetadata--;
-        this.append(topic, key, value, partition ?? this.partitioner.partition(key, count), callback, cookie, timestamp);
+        this.append(topic, key, value, partition ?? this.partitioner.partition(key, count), callback, cookie, timestamp, headers);
       },
       (err: unknown) => {
         this.waitingForMetadata--;
@@ -192,7 +202,7 @@ export class Producer {
     return (keys[p] ??= tpKey(topic, p));
   }
 
-  private append(topic: string, key: Buffer | null, value: Buffer | null, p: number, callback: SendCallback | undefined, cookie: number, timestamp?: number): void {
+  private append(topic: string, key: Buffer | null, value: Buffer | null, p: number, callback: SendCallback | undefined, cookie: number, timestamp?: number, headers?: readonly RecordHeader[]): void {
     const tp = this.partitionKey(topic, p);
     let batch = this.open.get(tp);
     if (batch === undefined) {
@@ -205,7 +215,7 @@ export class Producer {
     }
     batch.callbacks.push(callback);
     batch.cookies.push(cookie);
-    batch.builder.append({ key, value, timestamp: timestamp ?? this.clock.nowMs() });
+    batch.builder.append({ key, value, timestamp: timestamp ?? this.clock.nowMs(), ...(headers === undefined ? {} : { headers }) });
     if (batch.builder.estimatedSizeInBytes() >= this.o.batchSize) this.seal(tp);
     else this.scheduleLinger();
   }

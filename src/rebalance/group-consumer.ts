@@ -60,7 +60,8 @@ export interface GroupConsumerConfig {
 }
 
 export interface RebalanceListener {
-  onPartitionsRevoked(partitions: TopicPartition[]): void;
+  /** Awaited before the JoinGroup (kafka-mirror-maker flushes its producer and commits here). */
+  onPartitionsRevoked(partitions: TopicPartition[]): void | Promise<void>;
   onPartitionsAssigned(partitions: TopicPartition[]): void;
 }
 
@@ -145,8 +146,8 @@ export class GroupConsumer {
   private async join(): Promise<void> {
     this.joining = true;
     // Kafka's onJoinPrepare under the eager protocol: the whole assignment is revoked, even an empty one.
-    this.cfg.listener?.onPartitionsRevoked([...this.assigned]);
     try {
+      await this.cfg.listener?.onPartitionsRevoked([...this.assigned]);
       for (;;) {
         if (this.closed) return;
         this.coordinator ??= await this.findCoordinator();

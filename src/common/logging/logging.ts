@@ -57,11 +57,14 @@ export interface LoggingOptions {
   logDir?: string;
   /** A log4j.properties file to read instead of the stock routing. */
   log4jFile?: string;
+  /** log4j.properties text to use instead of the mode's routing (a tool that logs as Kafka's does at INFO). */
+  log4jProperties?: string;
 }
 
 export function configureLogging(options: LoggingOptions): void {
   closeLogging();
   let text = options.mode === 'tool' ? TOOLS_LOG4J_PROPERTIES : STOCK_LOG4J_PROPERTIES;
+  if (options.log4jProperties !== undefined) text = options.log4jProperties;
   if (options.log4jFile !== undefined) text = fs.readFileSync(options.log4jFile, 'utf8');
   const logDir = path.resolve(options.logDir ?? process.env['LOG_DIR'] ?? 'logs');
   state = { config: parseLog4jConfig(text), logDir, sinks: new Map(), routes: new Map() };
