@@ -351,7 +351,12 @@ export class KafkaConfigCommand {
     messageFormatWarning(added, this.out);
     const deleted = parseConfigsToBeDeleted(o.deleteConfig);
     const resourceType = RESOURCE[type] as number;
-    const old = type === BROKER_LOGGERS ? [] : await this.describeResource(type, name, false, false);
+    const old = await this.describeResource(type, name, type === BROKER_LOGGERS, false);
+    if (type === BROKER_LOGGERS) {
+      // Kafka's tool checks every named logger against the broker's list before sending anything.
+      const invalidLoggers = [...deleted, ...added.keys()].filter((k) => !old.some((c) => c.name === k));
+      if (invalidLoggers.length > 0) throw new CliError(`Invalid broker logger(s): ${invalidLoggers.join(',')}`);
+    }
     const invalid = type === BROKER_LOGGERS ? [] : deleted.filter((k) => !old.some((c) => c.name === k));
     if (invalid.length > 0) throw new CliError(`Invalid config(s): ${invalid.join(',')}`);
     const target = type === 'topics' || name === '' ? 'any' : Number(name);

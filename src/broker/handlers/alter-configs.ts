@@ -5,6 +5,7 @@ import { SerialQueue } from '../../common/serial-queue';
 import { ConfigException } from '../../common/config/config-def';
 import { applyIncrementalConfigOps, checkConfigOps, ConfigOp, opTypeName } from '../../common/config/incremental-config-ops';
 import { validateLogConfig } from '../../common/config/log-config';
+import { applyLogLevelOps, validateLogLevelOps } from '../../common/logging/broker-logger-config';
 import { KAFKA_CONFIG_DEFS } from '../../common/config/kafka-config-defs';
 import { topicNameError } from '../../common/topic';
 import { AlterConfigsRequest, AlterConfigsResponse } from '../../protocol/apis/alter-configs';
@@ -57,16 +58,8 @@ function checkBrokerId(ctx: HandlerContext, name: string): void {
 }
 
 /**
- * Broker log levels (BROKER_LOGGER) are not served yet: every key is refused so that no client believes a level
- * was set.
- */
-function refuseLoggerKeys(keys: readonly string[]): void {
-  if (keys.length === 0) return;
-  throw new KafkaError('INVALID_CONFIG', `Broker log levels are not supported by this broker; refused: ${keys.join(',')}`);
-}
-
-/**
  * AlterConfigs and IncrementalAlterConfigs (Kafka's ZkAdminManager.alterConfigs / incrementalAlterConfigs) for
+ * BROKER_LOGGER resources (IncrementalAlterConfigs only: this broker's logger levels, see broker-logger-config.ts),
  * BROKER resources (this broker's id, or "" for the cluster default: see alterBroker) and TOPIC resources: the new override set is validated as LogConfig.validate does, then written to
  * /config/topics/<topic> with a /config/changes notification (AdminZk.changeTopicConfig), which every broker's
  * DynamicConfigManager applies to its logs. validate_only stops after the validation. One queue serialises the
@@ -174,7 +167,12 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
             return alterTopic(r, applyIncrementalConfigOps(stored, ops), request.validateOnly);
           }
           checkBrokerId(ctx, r.resourceName);
-          if (r.resourceType === BROKER_LOGGER) return refuseLoggerKeys(ops.map((o) => o.name));
+          if (r.resourceType === BROKER_LOGGER) {
+            // The broker's own log4j levels, live and not persisted (a restart goes back to log4j.properties).
+            validateLogLevelOps(ops);
+            if (!request.validateOnly) applyLogLevelOps(ops);
+            return;
+          }
           const stored = await ctx.adminZk.fetchEntityConfig('brokers', r.resourceName === '' ? '<default>' : String(ctx.brokerId));
           return alterBroker(r, applyIncrementalConfigOps(stored, ops, KAFKA_CONFIG_DEFS), request.validateOnly);
         });

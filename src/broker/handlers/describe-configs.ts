@@ -3,6 +3,7 @@ import { ConfigSynonym, CONFIG_SOURCE, DynamicBrokerConfig, ALL_DYNAMIC_CONFIGS,
 import { KAFKA_CONFIG_DEFS } from '../../common/config/kafka-config-defs';
 import { LOG_CONFIG_DEFS, LogConfig } from '../../common/config/log-config';
 import { ErrorCode } from '../../common/error-codes';
+import { currentLoggerLevels } from '../../common/logging/logging';
 import { topicNameError } from '../../common/topic';
 import { DescribeConfigsRequest, DescribeConfigsResourceConfig, DescribeConfigsResponse } from '../../protocol/apis/describe-configs';
 import { ApiHandler } from '../network/api-handler';
@@ -10,6 +11,7 @@ import { HandlerContext } from './handler-context';
 
 const TOPIC = 2;
 const BROKER = 4;
+const BROKER_LOGGER = 8;
 const BROKER_DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]));
 
 /** DescribeConfigsResponse.ConfigType by ConfigDef type (ZkAdminManager.configResponseType). */
@@ -86,8 +88,27 @@ export function brokerConfigEntries(dynamic: DynamicBrokerConfig, perBrokerConfi
 }
 
 /**
+ * ZkAdminManager.describeConfigs for BROKER_LOGGER: each logger with its level (Log4jController.loggers), source
+ * DYNAMIC_BROKER_LOGGER_CONFIG, neither sensitive nor read-only, no synonyms, type UNKNOWN.
+ */
+export function brokerLoggerEntries(): DescribeConfigsResourceConfig[] {
+  return [...currentLoggerLevels()].map(([name, value]) => ({
+    name,
+    value,
+    readOnly: false,
+    isDefault: false,
+    configSource: CONFIG_SOURCE.DYNAMIC_BROKER_LOGGER_CONFIG,
+    isSensitive: false,
+    synonyms: [],
+    configType: 0,
+    documentation: null,
+  }));
+}
+
+/**
  * DescribeConfigs (ZkAdminManager.describeConfigs) for topics (the LogConfig on the broker's current defaults
- * with /config/topics overrides) and for brokers (this broker's id, or "" for the cluster-wide dynamic default),
+ * with /config/topics overrides), for brokers (this broker's id, or "" for the cluster-wide dynamic default) and for
+ * this broker's loggers (BROKER_LOGGER),
  * sources and synonyms as Kafka 2.8 reports them. configuration_keys narrows the entries.
  */
 export function createDescribeConfigsHandler(ctx: HandlerContext): ApiHandler<DescribeConfigsRequest, DescribeConfigsResponse> {
@@ -124,6 +145,17 @@ export function createDescribeConfigsHandler(ctx: HandlerContext): ApiHandler<De
         } else {
           const configs = brokerConfigEntries(ctx.dynamicBrokerConfig, name !== '', request.includeSynonyms).filter(wanted);
           results.push({ errorCode: ErrorCode.NONE.code, errorMessage: null, ...base, configs });
+        }
+      } else if (r.resourceType === BROKER_LOGGER) {
+        const name = r.resourceName;
+        if (name === '') {
+          fail(ErrorCode.INVALID_REQUEST.code, 'Broker id must not be empty');
+        } else if (!/^[+-]?\d+$/.test(name) || !Number.isSafeInteger(Number(name)) || Math.abs(Number(name)) > 2147483647) {
+          fail(ErrorCode.INVALID_REQUEST.code, `Broker id must be an integer, but it is: ${name}`);
+        } else if (Number(name) !== ctx.brokerId) {
+          fail(ErrorCode.INVALID_REQUEST.code, `Unexpected broker id, expected ${ctx.brokerId} but received ${name}`);
+        } else {
+          results.push({ errorCode: ErrorCode.NONE.code, errorMessage: null, ...base, configs: brokerLoggerEntries().filter(wanted) });
         }
       } else {
         fail(ErrorCode.INVALID_REQUEST.code, `Unsupported resource type ${r.resourceType} or name ${r.resourceName}`);

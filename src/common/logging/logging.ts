@@ -46,9 +46,14 @@ interface LoggingState {
   logDir: string;
   sinks: Map<string, winston.Logger>;
   routes: Map<string, Route>;
+  /** Levels set at run time (BROKER_LOGGER): a name's own level, or null where it was removed. */
+  assigned: Map<string, LogLevel | null>;
 }
 
 let state: LoggingState | undefined;
+
+/** Every logger name asked for, as log4j's LogManager.getCurrentLoggers knows every logger created so far. */
+const createdLoggers = new Set<string>();
 
 export interface LoggingOptions {
   /** `server` uses config/log4j.properties (or Kafka's stock routing); `tool` logs WARN+ to stderr. */
@@ -67,7 +72,7 @@ export function configureLogging(options: LoggingOptions): void {
   if (options.log4jProperties !== undefined) text = options.log4jProperties;
   if (options.log4jFile !== undefined) text = fs.readFileSync(options.log4jFile, 'utf8');
   const logDir = path.resolve(options.logDir ?? process.env['LOG_DIR'] ?? 'logs');
-  state = { config: parseLog4jConfig(text), logDir, sinks: new Map(), routes: new Map() };
+  state = { config: parseLog4jConfig(text), logDir, sinks: new Map(), routes: new Map(), assigned: new Map() };
 }
 
 /** Flushes and closes every file; later log calls go to the default (tool) routing. */
@@ -115,19 +120,32 @@ function sinkFor(s: LoggingState, appender: string): winston.Logger | undefined 
   return sink;
 }
 
-/** log4j's resolution: the nearest configured ancestor gives the level; appenders add up until additivity stops. */
+/** A logger's own level (log4j's getLevel): set at run time, else from the configuration, else none. */
+function assignedLevel(s: LoggingState, name: string): LogLevel | null {
+  if (name === ROOT_LOGGER) return s.assigned.get(ROOT_LOGGER) ?? s.config.root.level;
+  const assigned = s.assigned.get(name);
+  if (assigned !== undefined) return assigned;
+  return s.config.loggers.get(name)?.level ?? null;
+}
+
+/**
+ * log4j's resolution: the nearest ancestor with a level of its own gives the level; appenders (from the
+ * configuration) add up until additivity stops.
+ */
 function routeFor(s: LoggingState, name: string): Route {
   const cached = s.routes.get(name);
   if (cached) return cached;
   const chain: LoggerRule[] = [];
+  let level: LogLevel | null = null;
   for (let prefix = name; prefix.length > 0; ) {
     const rule = s.config.loggers.get(prefix);
     if (rule) chain.push(rule);
+    level ??= assignedLevel(s, prefix);
     const dot = prefix.lastIndexOf('.');
     prefix = dot < 0 ? '' : prefix.slice(0, dot);
   }
   chain.push(s.config.root);
-  const level = chain[0]?.level ?? 'info';
+  level ??= assignedLevel(s, ROOT_LOGGER) ?? 'info';
   const appenders: string[] = [];
   for (const rule of chain) {
     appenders.push(...rule.appenders);
@@ -187,5 +205,50 @@ class KafkaLogger implements Logger {
 
 /** A logger under Kafka's name for the concept (e.g. `kafka.controller.KafkaController`). */
 export function getLogger(name: string, prefix = ''): Logger {
+  createdLoggers.add(name);
   return new KafkaLogger(name, prefix);
+}
+
+/** log4j's name for the root logger, as Kafka's Log4jController and the BROKER_LOGGER resource spell it. */
+export const ROOT_LOGGER = 'root';
+
+/**
+ * Kafka 2.8's Log4jController.loggers: root first, then every logger created in code or named in the
+ * configuration, each with its own level or, when it has none, the root logger's (not the inherited one: 2.8
+ * reports it so). Levels in log4j's upper case.
+ */
+export function currentLoggerLevels(): Map<string, string> {
+  const s = currentState();
+  const root = (assignedLevel(s, ROOT_LOGGER) ?? 'info').toUpperCase();
+  const levels = new Map<string, string>([[ROOT_LOGGER, root]]);
+  const names = new Set([...s.config.loggers.keys(), ...createdLoggers, ...s.assigned.keys()]);
+  for (const name of [...names].sort()) {
+    if (name !== ROOT_LOGGER) levels.set(name, assignedLevel(s, name)?.toUpperCase() ?? root);
+  }
+  return levels;
+}
+
+/** Log4jController.loggerExists: root, or a logger that has been created (LogManager.exists). */
+export function loggerExists(name: string): boolean {
+  return name === ROOT_LOGGER || createdLoggers.has(name) || currentState().config.loggers.has(name) || currentState().assigned.has(name);
+}
+
+/**
+ * Log4jController.logLevel / unsetLogLevel: gives an existing logger its own level, or (null) removes it so that
+ * it inherits again; lines are routed by the new level from the next call on. False for an unknown logger, a
+ * blank name, or a level log4j would not parse.
+ */
+export function setLoggerLevel(name: string, level: string | null): boolean {
+  if (name.trim() === '' || !loggerExists(name)) return false;
+  const s = currentState();
+  if (level === null) {
+    if (name === ROOT_LOGGER) return false;
+    s.assigned.set(name, null);
+  } else {
+    const lower = level.trim().toLowerCase();
+    if (!(lower in LEVEL_RANK)) return false;
+    s.assigned.set(name, lower as LogLevel);
+  }
+  s.routes.clear();
+  return true;
 }

@@ -120,16 +120,16 @@ describe('IncrementalAlterConfigs (ZkAdminManager.incrementalAlterConfigs) for t
     expect(stored(zk)).toEqual({ 'retention.ms': '1000' });
   });
 
-  it('refuses BROKER keys this broker does not apply and every BROKER_LOGGER key, per resource', async () => {
+  it('refuses BROKER keys this broker does not apply and BROKER_LOGGER loggers that do not exist, per resource', async () => {
     const { handlers } = setup();
     const r = await incremental(handlers, [
       { resourceType: 4, resourceName: '1', configs: [{ name: 'log.cleaner.threads', configOperation: 0, value: '2' }] },
-      { resourceType: 8, resourceName: '1', configs: [{ name: 'kafka.server', configOperation: 0, value: 'DEBUG' }] },
+      { resourceType: 8, resourceName: '1', configs: [{ name: 'kafka.no.such.Logger', configOperation: 0, value: 'DEBUG' }] },
       itopic([{ name: 'retention.ms', configOperation: 0, value: '5' }]),
     ]);
     expect(r.map((x) => [x.errorCode, x.errorMessage])).toEqual([
       [code('INVALID_CONFIG'), 'These dynamic broker configs are not supported by this broker: log.cleaner.threads'],
-      [code('INVALID_CONFIG'), 'Broker log levels are not supported by this broker; refused: kafka.server'],
+      [code('INVALID_REQUEST'), "Invalid config value for resource ConfigResource(type=BROKER_LOGGER, name='1'): Logger kafka.no.such.Logger does not exist!"],
       [0, null],
     ]);
   });
