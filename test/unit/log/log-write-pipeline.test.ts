@@ -1,5 +1,6 @@
 import { LogSegment } from '../../../src/log/log-segment';
 import { LogWritePipeline } from '../../../src/log/log-write-pipeline';
+import { MockClock } from '../../helpers/mock-clock';
 
 /** A segment whose writes complete only when the test says so, recording what was written and made readable. */
 class FakeSegment {
@@ -15,14 +16,13 @@ class FakeSegment {
   }
 
   readonly syncWrites: number[][] = [];
+  /** How long each synchronous write takes, on the test's clock (the wall clock would make these tests race the machine's load). */
   syncWriteMs = 0;
+  clock: MockClock | undefined;
 
   writeSync(buffers: Buffer[]): void {
     this.syncWrites.push(buffers.map((b) => b.length));
-    const until = performance.now() + this.syncWriteMs;
-    while (performance.now() < until) {
-      // a disk that takes this long
-    }
+    this.clock?.advance(this.syncWriteMs);
   }
 
   asSegment(): LogSegment {
@@ -175,8 +175,9 @@ describe('LogWritePipeline', () => {
   describe('small writes', () => {
     function syncSetup(): { seg: FakeSegment; pipeline: LogWritePipeline<number>; written: number[] } {
       const seg = new FakeSegment();
+      seg.clock = new MockClock();
       const written: number[] = [];
-      const pipeline = new LogWritePipeline<number>((v) => written.push(v), (err) => err);
+      const pipeline = new LogWritePipeline<number>((v) => written.push(v), (err) => err, undefined, seg.clock);
       return { seg, pipeline, written };
     }
 
