@@ -1,9 +1,8 @@
-import { ErrorCode, isRetriable } from '../common/error-codes';
-import { KafkaError } from '../common/kafka-error';
+import { ErrorCode } from '../common/error-codes';
 import { TopicPartition, tpKey, tpString } from '../common/topic-partition';
 import { FetchApi } from '../protocol/apis/fetch';
 import { ClientMetrics } from './client-metrics';
-import { ListOffsetsApi } from '../protocol/apis/list-offsets';
+import { listOffset } from './list-offset';
 import { batchesIn, Record, RecordBatch, TimestampType } from '../records';
 import { NetworkClient } from './network-client';
 
@@ -72,23 +71,8 @@ export class PartitionConsumer {
 
   /** -2 earliest, -1 latest (the high watermark), from the partition's leader. */
   async listOffset(tp: TopicPartition, timestamp: number): Promise<number> {
-    for (let attempt = 0; ; attempt++) {
-      await this.client.ensureMetadata([tp.topic]);
-      const leader = this.client.metadata.leaderFor(tp.topic, tp.partition);
-      if (leader !== undefined && leader >= 0) {
-        const r = await this.client.request(leader, ListOffsetsApi, {
-          replicaId: -1,
-          isolationLevel: 0,
-          topics: [{ name: tp.topic, partitions: [{ partitionIndex: tp.partition, timestamp, maxNumOffsets: 1 }] }],
-        });
-        const p = r.topics[0]?.partitions[0];
-        if (p !== undefined && p.errorCode === ErrorCode.NONE.code) return p.offset >= 0 ? p.offset : (p.oldStyleOffsets[0] ?? 0);
-        if (p !== undefined && !isRetriable(p.errorCode)) throw KafkaError.fromCode(p.errorCode);
-      }
-      if (attempt > 50) throw new KafkaError('LEADER_NOT_AVAILABLE', `No leader for ${tpString(tp)}`);
-      await this.client.clock.sleep(100);
-      await this.client.refreshMetadata([tp.topic]).catch(() => undefined);
-    }
+    const p = await listOffset(this.client, tp, timestamp);
+    return p.offset >= 0 ? p.offset : (p.oldStyleOffsets[0] ?? 0);
   }
 
   /** One fetch round over every assigned partition; returns the records in offset order per partition. */

@@ -1,13 +1,12 @@
 import { NetworkClient } from '../client/network-client';
 import { SYSTEM_CLOCK } from '../common/time';
 import { PartitionConsumer } from '../client/partition-consumer';
+import { listOffset } from '../client/list-offset';
 import { ErrorCode, errorName, isRetriable } from '../common/error-codes';
-import { KafkaError } from '../common/kafka-error';
 import { TopicPartition } from '../common/topic-partition';
 import { DeleteGroupsApi } from '../protocol/apis/delete-groups';
 import { DescribeGroupsApi } from '../protocol/apis/describe-groups';
 import { FindCoordinatorApi } from '../protocol/apis/find-coordinator';
-import { ListOffsetsApi } from '../protocol/apis/list-offsets';
 import { LeaveGroupApi } from '../protocol/apis/leave-group';
 import { ListGroupsApi } from '../protocol/apis/list-groups';
 import { OffsetCommitApi } from '../protocol/apis/offset-commit';
@@ -114,27 +113,7 @@ export class KafkaConsumerGroupService implements ConsumerGroupService {
 
   /** ListOffsets by timestamp to each partition's leader (OffsetSpec.forTimestamp); -1 where no record is that late. */
   offsetsForTimes(tps: readonly TopicPartition[], timestamp: number): Promise<number[]> {
-    return Promise.all(
-      tps.map(async (tp) => {
-        for (let attempt = 0; ; attempt++) {
-          await this.client.ensureMetadata([tp.topic]);
-          const leader = this.client.metadata.leaderFor(tp.topic, tp.partition);
-          if (leader !== undefined && leader >= 0) {
-            const r = await this.client.request(leader, ListOffsetsApi, {
-              replicaId: -1,
-              isolationLevel: 0,
-              topics: [{ name: tp.topic, partitions: [{ partitionIndex: tp.partition, timestamp, maxNumOffsets: 1 }] }],
-            });
-            const p = r.topics[0]?.partitions[0];
-            if (p !== undefined && p.errorCode === ErrorCode.NONE.code) return p.offset;
-            if (p !== undefined && !isRetriable(p.errorCode)) throw KafkaError.fromCode(p.errorCode);
-          }
-          if (attempt > 50) throw new KafkaError('LEADER_NOT_AVAILABLE', `No leader for ${tp.topic}-${tp.partition}`);
-          await SYSTEM_CLOCK.sleep(100);
-          await this.client.refreshMetadata([tp.topic]);
-        }
-      }),
-    );
+    return Promise.all(tps.map(async (tp) => (await listOffset(this.client, tp, timestamp)).offset));
   }
 
   async commitOffsets(group: string, offsets: readonly TopicPartitionOffset[]): Promise<void> {

@@ -1,0 +1,29 @@
+import { ErrorCode, isRetriable } from '../common/error-codes';
+import { KafkaError } from '../common/kafka-error';
+import { TopicPartition, tpString } from '../common/topic-partition';
+import { ListOffsetsApi, ListOffsetsPartitionResponse } from '../protocol/apis/list-offsets';
+import { NetworkClient } from './network-client';
+
+/**
+ * ListOffsets of one partition at its leader (-2 earliest, -1 latest, else a timestamp), as a consumer asks:
+ * retriable errors and a missing leader wait for fresh metadata (about five seconds at most), others throw.
+ */
+export async function listOffset(client: NetworkClient, tp: TopicPartition, timestamp: number): Promise<ListOffsetsPartitionResponse> {
+  for (let attempt = 0; ; attempt++) {
+    await client.ensureMetadata([tp.topic]);
+    const leader = client.metadata.leaderFor(tp.topic, tp.partition);
+    if (leader !== undefined && leader >= 0) {
+      const r = await client.request(leader, ListOffsetsApi, {
+        replicaId: -1,
+        isolationLevel: 0,
+        topics: [{ name: tp.topic, partitions: [{ partitionIndex: tp.partition, timestamp, maxNumOffsets: 1 }] }],
+      });
+      const p = r.topics[0]?.partitions[0];
+      if (p !== undefined && p.errorCode === ErrorCode.NONE.code) return p;
+      if (p !== undefined && !isRetriable(p.errorCode)) throw KafkaError.fromCode(p.errorCode);
+    }
+    if (attempt > 50) throw new KafkaError('LEADER_NOT_AVAILABLE', `No leader for ${tpString(tp)}`);
+    await client.clock.sleep(100);
+    await client.refreshMetadata([tp.topic]).catch(() => undefined);
+  }
+}
