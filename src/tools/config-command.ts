@@ -324,7 +324,8 @@ export class KafkaConfigCommand {
     if (result === undefined) throw new ConfigCommandError('org.apache.kafka.common.errors.UnknownServerException', 'No result in the DescribeConfigs response');
     if (result.errorCode !== ErrorCode.NONE.code) throw errorFromCode(result.errorCode, result.errorMessage);
     const source = type === 'topics' ? DYNAMIC_SOURCE.topics : type === 'brokers' ? (name === '' ? DYNAMIC_SOURCE.brokersDefault : DYNAMIC_SOURCE.brokers) : undefined;
-    return result.configs.filter((c) => all || source === undefined || c.configSource === source);
+    // The AdminClient's Config keeps its entries in a HashMap: the tool prints them in that map's order.
+    return javaHashMapOrder(result.configs, (c) => javaStringHash(c.name)).filter((c) => all || source === undefined || c.configSource === source);
   }
 
   private async describe(o: ConfigCommandOptions, type: string): Promise<void> {
