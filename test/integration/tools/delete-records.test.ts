@@ -159,7 +159,7 @@ describe('DeleteRecords, DescribeCluster and kafka-broker-api-versions on 3 brok
       expect(lines.at(-1)).toBe(')');
       // Kafka 2.8's 56 ZooKeeper-broker APIs, one per line.
       expect(lines.slice(1, -1)).toHaveLength(56);
-      expect(lines[1]).toBe('\tProduce(0): 0 to 7 [usable: 7],');
+      expect(lines[1]).toBe('\tProduce(0): 0 to 9 [usable: 9],');
       expect(lines).toContain('\tDeleteRecords(21): 0 to 2 [usable: 2],');
       expect(lines).toContain('\tAddPartitionsToTxn(24): UNSUPPORTED,');
       expect(lines).toContain('\tDescribeCluster(60): 0 [usable: 0],');
