@@ -316,6 +316,17 @@ export async function runZooKeeperShell(argv: readonly string[], input: NodeJS.R
     io.err('USAGE: zookeeper-shell zookeeper_host:port[/path] [-zk-tls-config-file file] [args...]');
     return 1;
   }
+  // Kafka's script would take `--help` for a server address and hang connecting to it; this project's tools all
+  // answer --help, and an option in the server's place is refused at once rather than tried as a host.
+  if (server === '--help' || server === '-h') {
+    io.out('Usage: zookeeper-shell zookeeper_host:port[/path] [-zk-tls-config-file file] [args...]');
+    for (const line of SHELL_USAGE) io.out(line);
+    return 0;
+  }
+  if (server.startsWith('-')) {
+    io.err(`zookeeper-shell: ${server} is not an option; the first argument is zookeeper_host:port[/path]`);
+    return 1;
+  }
   if (rest[0] === '-zk-tls-config-file') {
     io.err('-zk-tls-config-file: kafka-ts does not connect to ZooKeeper over TLS');
     return 1;

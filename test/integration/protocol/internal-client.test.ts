@@ -138,7 +138,7 @@ describe('internal client (src/client) against the protocol test server', () => 
   it('negotiates versions with ApiVersions and fails fast on a dead bootstrap server', async () => {
     const conn = new BrokerConnection({ host: '127.0.0.1', port: server.port });
     await conn.negotiate();
-    expect(conn.versionFor(FetchApi)).toBe(11);
+    expect(conn.versionFor(FetchApi)).toBe(12);
     conn.close();
     const dead = new NetworkClient({ bootstrapServers: ['127.0.0.1:1'], retries: 1, retryBackoffMs: 10 });
     await expect(dead.refreshMetadata()).rejects.toMatchObject({ errorName: 'NETWORK_EXCEPTION' });
