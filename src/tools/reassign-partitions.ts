@@ -83,6 +83,8 @@ export function readReassignmentFile(file: string): PartitionReassignment[] {
 export async function executeReassignment(zk: ZkClient, file: string, out: (l: string) => void): Promise<number> {
   const plan = readReassignmentFile(file);
   if (plan.length === 0) throw new CliError('Partition reassignment data is empty');
+  // Kafka 2.8's ZooKeeper form: a log dir move needs the AdminClient.
+  if (plan.some((p) => p.logDirs?.some((d) => d !== 'any') === true)) throw new CliError('Error: bootstrap-server needs to be provided in order to reassign replica to the specified log directory');
   const keys = plan.map((p) => tpString(p));
   const dup = keys.find((k, i) => keys.indexOf(k) !== i);
   if (dup !== undefined) throw new CliError(`Partition reassignment contains duplicate topic partitions: ${dup}`);
