@@ -26,7 +26,10 @@ import {
   TOPIC_LEVEL_THROTTLES,
   TopicPartitionReplica,
   YOU_MUST_RUN_VERIFY_PERIODICALLY_MESSAGE,
+  clearThrottlesLines,
 } from './reassign-partitions-throttles';
+
+export { clearThrottlesLines };
 import { PartitionReassignment } from '../zk/znodes/admin-znodes';
 import { adminClientOptions } from './admin-client-config';
 import { CliError } from './cli';
@@ -129,10 +132,6 @@ export function checkReassignArgs(o: ReassignOptions): Action {
   for (const [key, value] of [['throttle', o.throttle], ['replicaAlterLogDirsThrottle', o.replicaAlterLogDirsThrottle], ['timeout', o.timeout]] as const) {
     if (value !== undefined && !/^-?\d+$/.test(value)) throw new CliError(`Exception in thread "main" joptsimple.OptionArgumentConversionException: Cannot parse argument '${value}' of option ${OPTION_NAMES[key]}`);
   }
-  // The --zookeeper form writes /admin/reassign_partitions only; its (deprecated) throttle handling is not kept.
-  if (o.bootstrapServer === undefined && o.throttle !== undefined && Number(o.throttle) >= 0) {
-    throw new CliError('--throttle with --zookeeper is not supported by kafka-ts: use --bootstrap-server');
-  }
   return action;
 }
 
@@ -223,12 +222,6 @@ function plural(n: number): string {
   return n === 1 ? '' : 's';
 }
 
-/** Kafka's clearAllThrottles lines: the live brokers with the plan's, and the plan's topics. */
-export function clearThrottlesLines(liveBrokers: readonly number[], plan: readonly PartitionReassignment[]): string[] {
-  const brokers = [...new Set([...liveBrokers, ...plan.flatMap((p) => p.replicas)])];
-  const topics = [...new Set(plan.map((p) => p.topic))];
-  return [`Clearing broker-level throttles on broker${plural(brokers.length)} ${brokers.join(',')}`, `Clearing topic-level throttles on topic${plural(topics.length)} ${topics.join(',')}`];
-}
 
 /** The partitions' errors as Kafka's tool lists them: `t-0: <exception message>`, in partition order. */
 function errorLines(errors: readonly { tp: TopicPartition; errorCode: number; errorMessage: string | null }[]): string {

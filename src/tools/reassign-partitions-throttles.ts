@@ -170,3 +170,15 @@ export function replicaMoveStatesLines(moves: readonly { replica: TopicPartition
   }
   return { lines, ongoing };
 }
+
+/** "s" unless there is exactly one (Kafka's `if (size == 1) "" else "s"`). */
+function plural(n: number): string {
+  return n === 1 ? '' : 's';
+}
+
+/** Kafka's clearAllThrottles lines: the live brokers with the plan's, and the plan's topics. */
+export function clearThrottlesLines(liveBrokers: readonly number[], plan: readonly PartitionReassignment[]): string[] {
+  const brokers = [...new Set([...liveBrokers, ...plan.flatMap((p) => p.replicas)])];
+  const topics = [...new Set(plan.map((p) => p.topic))];
+  return [`Clearing broker-level throttles on broker${plural(brokers.length)} ${brokers.join(',')}`, `Clearing topic-level throttles on topic${plural(topics.length)} ${topics.join(',')}`];
+}

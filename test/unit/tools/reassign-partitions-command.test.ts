@@ -24,7 +24,6 @@ describe('kafka-reassign-partitions --bootstrap-server (Kafka 2.8 ReassignPartit
     [{ zookeeper: 'z', list: true }, 'Option "[zookeeper]" can\'t be used with action "[list]"'],
     [{ zookeeper: 'z', execute: true, reassignmentJsonFile: 'f', timeout: '10' }, 'Exception in thread "main" java.lang.RuntimeException: You must specify --bootstrap-server when using "[timeout]"'],
     [{ ...bs, execute: true, reassignmentJsonFile: 'f', throttle: 'fast' }, "Exception in thread \"main\" joptsimple.OptionArgumentConversionException: Cannot parse argument 'fast' of option throttle"],
-    [{ zookeeper: 'z', execute: true, reassignmentJsonFile: 'f', throttle: '1000' }, '--throttle with --zookeeper is not supported by kafka-ts: use --bootstrap-server'],
     [{ zookeeper: 'z', execute: true, reassignmentJsonFile: 'f', replicaAlterLogDirsThrottle: '10' }, 'You must specify --bootstrap-server when using "[replica-alter-log-dirs-throttle]"'],
   ])('refuses %j with one line', (o, message) => {
     expect(() => checkReassignArgs(o)).toThrow(message);
@@ -37,6 +36,7 @@ describe('kafka-reassign-partitions --bootstrap-server (Kafka 2.8 ReassignPartit
     expect(checkReassignArgs({ ...bs, execute: true, reassignmentJsonFile: 'f', throttle: '1000', replicaAlterLogDirsThrottle: '0' })).toBe('execute');
     expect(checkReassignArgs({ ...bs, generate: true, topicsToMoveJsonFile: 't', brokerList: '1,2', disableRackAware: true })).toBe('generate');
     expect(checkReassignArgs({ zookeeper: 'z', verify: true, reassignmentJsonFile: 'f' })).toBe('verify');
+    expect(checkReassignArgs({ zookeeper: 'z', execute: true, reassignmentJsonFile: 'f', throttle: '1000' })).toBe('execute');
   });
 
   it('checks an --execute plan as parseExecuteAssignmentArgs does', () => {
