@@ -41,7 +41,7 @@ describe('Replication throttling and kafka-reassign-partitions --throttle, log_d
       await cluster.waitForLeaders(topic, 1);
     }
     await produce('throttled', 4 * MB);
-    await produce('dirmove', 1 * MB);
+    await produce('dirmove', 3 * MB);
   }, 180000);
 
   afterAll(async () => {
@@ -92,10 +92,22 @@ describe('Replication throttling and kafka-reassign-partitions --throttle, log_d
       const from = await dirOf();
       const to = from === dirs[0] ? dirs[1] : dirs[0];
       const plan = planFile({ version: 1, partitions: [{ topic: 'dirmove', partition: 0, replicas: [2], log_dirs: [to] }] });
-      const run = await tool(['--execute', '--reassignment-json-file', plan, '--replica-alter-log-dirs-throttle', String(10 * MB)]);
+      // A broker applies a config change when its /config/changes notification arrives, which can be after the
+      // tool's next request has started the move: the rate is set and seen applied first.
+      const rate = `replica.alter.log.dirs.io.max.bytes.per.second=${MB}`;
+      const configs = (args: string[]): ReturnType<typeof runTool> => runTool('kafka-configs', ['--bootstrap-server', cluster.bootstrap, '--entity-type', 'brokers', '--entity-name', '2', ...args]);
+      expect((await configs(['--alter', '--add-config', rate])).code).toBe(0);
+      // Kafka's describe shows the key, not in KafkaConfig's definitions, as sensitive: `...=null sensitive=true`.
+      await waitUntil(async () => (await configs(['--describe'])).output.includes('replica.alter.log.dirs.io.max.bytes.per.second='), { timeoutMs: 20000, message: 'broker 2 applying the log-dir throttle' });
+      const run = await tool(['--execute', '--reassignment-json-file', plan, '--replica-alter-log-dirs-throttle', String(MB)]);
       expect(run.code).toBe(0);
-      expect(run.output).toContain(`The replica-alter-dir throttle limit was set to ${10 * MB} B/s`);
+      expect(run.output).toContain(`The replica-alter-dir throttle limit was set to ${MB} B/s`);
       expect(run.output).toContain('Successfully started log directory move for: dirmove-0-2');
+      const started = Date.now();
+      expect(await config('brokers/2')).toEqual({ 'replica.alter.log.dirs.io.max.bytes.per.second': String(MB) });
+      // 3 MB copied at most 1 MB (replica.fetch.max.bytes) a step, at 1 MB/s: the mover pauses once over the rate.
+      await waitUntil(async () => (await dirOf()) === to, { timeoutMs: 60000, intervalMs: 50, message: 'dirmove-0 in its new dir' });
+      expect(Date.now() - started).toBeGreaterThan(700);
       const verified = await waitUntil(
         async () => {
           const v = await tool(['--verify', '--reassignment-json-file', plan]);
