@@ -16,7 +16,7 @@ export interface ReplicationQuotaManagerConfig {
 
 /** What the replication paths ask of a quota (Kafka's ReplicaQuota). */
 export interface ReplicaQuota {
-  readonly hasThrottledPartitions: boolean;
+  readonly isActive: boolean;
   isThrottled(tp: TopicPartition): boolean;
   isQuotaExceeded(): boolean;
   record(bytes: number): void;
@@ -79,9 +79,14 @@ export class ReplicationQuotaManager implements ReplicaQuota {
     return partitions !== undefined && (partitions === ALL_REPLICAS || partitions.includes(tp.partition));
   }
 
-  /** Whether any partition at all is throttled: the hot paths skip all work without. */
+  /** Whether any partition at all is throttled. */
   get hasThrottledPartitions(): boolean {
     return this.throttled.size > 0;
+  }
+
+  /** A bound and throttled partitions both: only then do the hot paths look at partitions or count bytes. */
+  get isActive(): boolean {
+    return this.bound !== undefined && this.throttled.size > 0;
   }
 
   markThrottled(topic: string, partitions: readonly number[] | typeof ALL_REPLICAS): void {

@@ -54,7 +54,7 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
     const maxBytes = isFollower ? Math.min(asked, followerMaxBytes) : Math.min(asked, consumerMaxBytes, ctx.quotas.fetch.maxValueInQuotaWindow(clientId));
     const minBytes = Math.max(request.minBytes, 1);
     // Kafka's shouldLeaderThrottle: without throttled partitions (the usual case) nothing is looked at.
-    const leaderQuota = isFollower && ctx.replicaManager.replicationQuotas.leader.hasThrottledPartitions ? ctx.replicaManager.replicationQuotas.leader : undefined;
+    const leaderQuota = isFollower && ctx.replicaManager.replicationQuotas.leader.isActive ? ctx.replicaManager.replicationQuotas.leader : undefined;
     const throttle = leaderQuota === undefined ? undefined : (partition: Partition, tp: TopicPartition): boolean => !partition.isr.includes(request.replicaId) && leaderQuota.isThrottled(tp) && leaderQuota.isQuotaExceeded();
     let bytes = readAll(ctx, slots, maxBytes, version, isFollower, throttle);
     // An error or a diverging log is answered at once (Kafka's fetchMessages: errorReadingData, hasDivergingEpoch).

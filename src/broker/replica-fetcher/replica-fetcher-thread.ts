@@ -186,7 +186,7 @@ export class ReplicaFetcherThread {
    */
   private unthrottled(ready: PartitionFetchState[]): PartitionFetchState[] {
     const quota = this.quota;
-    if (quota === undefined || !quota.hasThrottledPartitions) return ready;
+    if (quota === undefined || !quota.isActive) return ready;
     if (!quota.isQuotaExceeded()) return ready;
     return ready.filter((s) => (s.lag !== undefined && s.lag <= 0) || !quota.isThrottled(s.tp));
   }
@@ -378,7 +378,7 @@ export class ReplicaFetcherThread {
     if (records !== undefined && records.length > 0) {
       await log.appendAsFollower(records);
       // The bytes of a throttled partition count towards the follower rate (from the batch size, never per record).
-      if (this.quota?.hasThrottledPartitions === true && this.quota.isThrottled(s.tp)) this.quota.record(records.length);
+      if (this.quota?.isActive === true && this.quota.isThrottled(s.tp)) this.quota.record(records.length);
     }
     s.fetchOffset = log.logEndOffset;
     if (p.highWatermark >= 0) s.lag = Math.max(0, p.highWatermark - s.fetchOffset);

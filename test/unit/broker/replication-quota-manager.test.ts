@@ -46,6 +46,10 @@ describe('ReplicationQuotaManager (Kafka 2.8)', () => {
     expect(q.isThrottled({ topic: 't', partition: 2 })).toBe(true);
     expect(q.isThrottled({ topic: 't', partition: 1 })).toBe(false);
     expect(q.isThrottled({ topic: 'all', partition: 7 })).toBe(true);
+    // Throttled partitions without a bound: the fetch paths still skip all work.
+    expect(q.isActive).toBe(false);
+    q.updateQuota(1000);
+    expect(q.isActive).toBe(true);
     q.removeThrottle('t');
     expect(q.isThrottled({ topic: 't', partition: 2 })).toBe(false);
   });
