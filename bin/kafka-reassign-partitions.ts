@@ -19,8 +19,8 @@ const program = createCli('kafka-reassign-partitions', 'This tool helps to move 
   .option('--broker-list <brokerlist>', 'The list of brokers to which the partitions need to be reassigned in the form "0,1,2". This is required if --topics-to-move-json-file is used to generate reassignment configuration')
   .option('--reassignment-json-file <manual assignment json file path>', 'The JSON file with the partition reassignment configuration')
   .option('--disable-rack-aware', 'Disable rack aware replica assignment (kafka-ts has no racks: always the case)')
-  .option('--throttle <throttle>', 'Not supported: kafka-ts has no replication throttling (a value of 0 or more is refused).')
-  .option('--replica-alter-log-dirs-throttle <replicaAlterLogDirsThrottle>', 'Not supported: kafka-ts has no replica log dir moves (a value of 0 or more is refused).')
+  .option('--throttle <throttle>', 'The movement of partitions between brokers will be throttled to this value (bytes/sec). This option can be included with --execute when a reassignment is started, and it can be altered by resubmitting the current reassignment along with the --additional flag. The throttle rate should be at least 1 KB/s. (default: -1)')
+  .option('--replica-alter-log-dirs-throttle <replicaAlterLogDirsThrottle>', 'The movement of replicas between log directories on the same broker will be throttled to this value (bytes/sec). This option can be included with --execute when a reassignment is started, and it can be altered by resubmitting the current reassignment along with the --additional flag. The throttle rate should be at least 1 KB/s. (default: -1)')
   .option('--timeout <timeout>', 'The maximum time in ms to wait for log directory replica assignment to begin.')
   .option('--additional', 'Execute this reassignment in addition to any other ongoing ones.')
   .option('--preserve-throttles', 'Do not modify broker or topic throttles.');
@@ -38,8 +38,8 @@ void runCli(program, async (p) => {
   });
   try {
     if (action === 'generate') return await generateReassignment(zk, o.topicsToMoveJsonFile as string, o.brokerList as string, out);
-    if (action === 'execute') return await executeReassignment(zk, o.reassignmentJsonFile as string, out);
-    return await verifyReassignment(zk, o.reassignmentJsonFile as string, out);
+    if (action === 'execute') return await executeReassignment(zk, o.reassignmentJsonFile as string, out, o.throttle === undefined ? -1 : Number(o.throttle));
+    return await verifyReassignment(zk, o.reassignmentJsonFile as string, out, o.preserveThrottles === true);
   } finally {
     zk.close();
   }

@@ -11,7 +11,15 @@ import { desanitize } from '../zk/sanitizer';
 import { readTopicOverrides } from '../zk/admin-zk';
 import { topicNameError } from '../common/topic';
 import { ClientQuotaManager, DEFAULT_ENTITY_NAME } from './client-quota-manager';
-import { DynamicBrokerConfig } from '../common/config/dynamic-broker-config';
+import {
+  DynamicBrokerConfig,
+  FOLLOWER_REPLICATION_THROTTLED_RATE,
+  LEADER_REPLICATION_THROTTLED_RATE,
+  REPLICA_ALTER_LOG_DIRS_IO_MAX_BYTES_PER_SECOND,
+  replicationThrottleRate,
+} from '../common/config/dynamic-broker-config';
+import { FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_REPLICAS, parseThrottledPartitions } from '../common/config/throttled-replicas';
+import { ReplicationQuotaManager, ReplicationQuotaManagers } from './replication-quota-manager';
 
 const CHANGE_EXPIRATION_MS = 15 * 60 * 1000;
 
@@ -49,10 +57,26 @@ export class DynamicConfigManager {
     private readonly quotas: ClientQuotaManagers | undefined = undefined,
     private readonly clock: Clock = SYSTEM_CLOCK,
     private readonly broker: BrokerDynamicConfig | undefined = undefined,
+    private readonly replicationQuotas: ReplicationQuotaManagers | undefined = undefined,
   ) {
     broker?.config.onChange(() => {
+      this.applyReplicationThrottleRates();
       this.notifications.run(() => this.applyLogDefaults()).catch((err: unknown) => this.log.error('Error applying new broker log defaults', err));
     });
+    // The rates of `/config/brokers/<id>` read at start-up, before these managers existed.
+    this.applyReplicationThrottleRates();
+  }
+
+  /**
+   * Kafka's BrokerConfigHandler: the three replication rates from this broker's own dynamic config (the
+   * `<default>` entity does not set them in 2.8), Long.MAX_VALUE (no throttle) where absent.
+   */
+  private applyReplicationThrottleRates(): void {
+    if (this.broker === undefined || this.replicationQuotas === undefined) return;
+    const props = this.broker.config.currentDynamicBrokerConfigs;
+    this.replicationQuotas.leader.updateQuota(replicationThrottleRate(props, LEADER_REPLICATION_THROTTLED_RATE));
+    this.replicationQuotas.follower.updateQuota(replicationThrottleRate(props, FOLLOWER_REPLICATION_THROTTLED_RATE));
+    this.replicationQuotas.alterLogDirs.updateQuota(replicationThrottleRate(props, REPLICA_ALTER_LOG_DIRS_IO_MAX_BYTES_PER_SECOND));
   }
 
   /**
@@ -77,6 +101,7 @@ export class DynamicConfigManager {
 
   startup(): void {
     this.notifications.run(() => this.loadClientConfigs()).catch((err: unknown) => this.log.error('Error loading client configs', err));
+    this.notifications.run(() => this.loadTopicThrottles()).catch((err: unknown) => this.log.error('Error loading topic throttles', err));
     this.watch = watchChildren(this.zk, ZkPaths.configChanges, (children) => {
       this.notifications.run(() => this.process(children ?? [])).catch((err: unknown) => this.log.error('Error processing config change notifications', err));
     });
@@ -150,6 +175,40 @@ export class DynamicConfigManager {
     }
   }
 
+  /** Kafka's startup pass over every topic config: the throttled-replica lists present at start-up apply at once. */
+  private async loadTopicThrottles(): Promise<void> {
+    if (this.replicationQuotas === undefined) return;
+    for (const topic of (await this.zk.getChildren(ZkPaths.configEntityType('topics'))) ?? []) {
+      if (topicNameError(topic) !== undefined) continue;
+      try {
+        this.applyTopicThrottles(topic, await this.topicOverrides(topic));
+      } catch (err) {
+        this.log.error(`Error loading the throttled replicas of topics/${topic}`, err);
+      }
+    }
+  }
+
+  /**
+   * Kafka's TopicConfigHandler.updateThrottledList: a non-empty `leader.` / `follower.replication.throttled.replicas`
+   * marks the topic's partitions whose replica here is listed (all of them for `*`); an absent or empty one
+   * removes the topic's throttle.
+   */
+  private applyTopicThrottles(topic: string, config: ReadonlyMap<string, string>): void {
+    if (this.replicationQuotas === undefined || this.broker === undefined) return;
+    const update = (prop: string, quota: ReplicationQuotaManager): void => {
+      const value = config.get(prop);
+      if (value !== undefined && value.length > 0) {
+        const partitions = parseThrottledPartitions(prop, value, this.broker?.brokerId ?? -1);
+        quota.markThrottled(topic, partitions);
+        this.log.debug(`Setting ${prop} on broker ${this.broker?.brokerId ?? -1} for topic: ${topic} and partitions ${String(partitions)}`);
+      } else {
+        quota.removeThrottle(topic);
+      }
+    };
+    update(LEADER_THROTTLED_REPLICAS, this.replicationQuotas.leader);
+    update(FOLLOWER_THROTTLED_REPLICAS, this.replicationQuotas.follower);
+  }
+
   /** `/config/clients/<sanitized client id>`: producer_byte_rate and consumer_byte_rate (Kafka's ClientIdConfigHandler). */
   private async applyClientConfig(sanitizedClientId: string): Promise<void> {
     if (this.quotas === undefined) return;
@@ -185,6 +244,7 @@ export class DynamicConfigManager {
     const overrides = await this.topicOverrides(topic);
     this.log.info(`Processing override for entityPath: topics/${topic} with config: HashMap(${[...overrides].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
     this.logManager.updateTopicConfig(topic, createLogConfig(this.brokerDefaults, overrides));
+    this.applyTopicThrottles(topic, overrides);
   }
 }
 

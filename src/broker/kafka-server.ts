@@ -29,6 +29,7 @@ import { DynamicConfigManager } from './dynamic-config-manager';
 import { createKafkaApis } from './kafka-apis';
 import { AutoTopicCreationManager } from './auto-topic-creation-manager';
 import { ClientQuotaManager } from './client-quota-manager';
+import { createReplicationQuotaManagers } from './replication-quota-manager';
 import { FetchManager } from './fetch-manager';
 import { FetchSessionCache } from './fetch-session-cache';
 import { GroupCoordinator } from '../rebalance/group-coordinator';
@@ -143,7 +144,11 @@ export class KafkaServer {
     this.shutdownHooks.push(() => logManager.shutdown());
     const quotaConfig = { numQuotaSamples: this.config.get('quota.window.num'), quotaWindowSizeSeconds: this.config.get('quota.window.size.seconds') };
     const quotas = { produce: new ClientQuotaManager('Produce', quotaConfig, clock), fetch: new ClientQuotaManager('Fetch', quotaConfig, clock) };
-    const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults, quotas, clock, { brokerId: this.brokerId, config: dynamicBrokerConfig });
+    const replicationQuotas = createReplicationQuotaManagers(
+      { numQuotaSamples: this.config.get('replication.quota.window.num'), quotaWindowSizeSeconds: this.config.get('replication.quota.window.size.seconds') },
+      clock,
+    );
+    const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults, quotas, clock, { brokerId: this.brokerId, config: dynamicBrokerConfig }, replicationQuotas);
     this.dynamicConfig = dynamicConfig;
     const metadataCache = new MetadataCache(this.brokerId, clock);
     const replicaManager = new ReplicaManager({
@@ -152,6 +157,7 @@ export class KafkaServer {
       metadataCache,
       logConfigFor: (topic) => dynamicConfig.logConfigFor(topic),
       clock,
+      replicationQuotas,
       replication: {
         zk,
         scheduler,

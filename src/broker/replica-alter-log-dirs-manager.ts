@@ -6,6 +6,7 @@ import { TopicPartition, tpString } from '../common/topic-partition';
 import { Log } from '../log/log';
 import { Partition } from './partition';
 import { offsetTruncationState } from './replica-fetcher/offset-truncation';
+import type { ReplicaQuota } from './replication-quota-manager';
 
 /** What the mover needs from the ReplicaManager. */
 export interface AlterLogDirsHost {
@@ -25,6 +26,8 @@ export interface AlterLogDirsSettings {
   /** Pause after a failed step (replica.fetch.backoff.ms). */
   readonly backoffMs: number;
   readonly clock: Clock;
+  /** replica.alter.log.dirs.io.max.bytes.per.second (Kafka's QuotaManagers.alterLogDirs); none when undefined. */
+  readonly quota?: ReplicaQuota;
 }
 
 /** Where a move starts (Kafka's InitialFetchState for the future replica: the partition's epoch and its offset). */
@@ -78,7 +81,8 @@ export async function copyToFutureLog(current: Log, future: Log, maxBytes: numbe
  * ReplicaAlterLogDirsThread, with the current log as the "leader"): each moving partition's future log is filled
  * from the current log, batch by batch, until it has caught up; then the ReplicaManager swaps them with the
  * partition's appends held, and the move ends. One async loop per partition; every copy step is a
- * turn of the event loop at most 10 ms long, so produce and fetch go on meanwhile.
+ * turn of the event loop at most 10 ms long, so produce and fetch go on meanwhile. The bytes copied count
+ * towards replica.alter.log.dirs.io.max.bytes.per.second; over it, the moves pause a back-off at a time.
  */
 export class ReplicaAlterLogDirsManager {
   private readonly moves = new Map<string, Move>();
@@ -137,6 +141,11 @@ export class ReplicaAlterLogDirsManager {
     const pause = new LoopYield();
     while (!move.stopped && !this.stopped) {
       await pause.maybeYield();
+      // Kafka's ReplicaAlterLogDirsThread.buildFetch: nothing is copied while the mover's rate is over its bound.
+      if (this.settings.quota?.isQuotaExceeded() === true) {
+        await this.settings.clock.sleep(this.settings.backoffMs);
+        continue;
+      }
       let result: StepResult;
       try {
         result = await move.processing.run(() => (move.stopped ? 'gone' : this.step(move.tp)));
@@ -170,6 +179,7 @@ export class ReplicaAlterLogDirsManager {
     const future = p?.futureLog;
     if (current === undefined || future === undefined || current.isOffline || future.isOffline) return 'gone';
     const copied = await copyToFutureLog(current, future, this.settings.maxBytes);
+    if (copied > 0) this.settings.quota?.record(copied);
     if (future.logEndOffset === current.logEndOffset) return 'caught-up';
     return copied > 0 ? 'copied' : 'idle';
   }

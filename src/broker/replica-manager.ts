@@ -29,6 +29,7 @@ import { ReplicaFetcherConfig } from './replica-fetcher/replica-fetcher-config';
 import { ReplicaFetcherManager } from './replica-fetcher/replica-fetcher-manager';
 import { BrokerEndPoint, InitialFetchState } from './replica-fetcher/replica-fetcher-thread';
 import { copyToFutureLog, ReplicaAlterLogDirsManager } from './replica-alter-log-dirs-manager';
+import { createReplicationQuotaManagers, ReplicationQuotaManagers } from './replication-quota-manager';
 
 export interface ReplicaManagerOptions {
   brokerId: number;
@@ -44,6 +45,8 @@ export interface ReplicaManagerOptions {
    * replication ZooKeeper session's LogDirEventZk, none without replication.
    */
   logDirEvents?: Pick<LogDirEventZk, 'propagateLogDirEvent'>;
+  /** The replication throttles (leader, follower, log-dir mover); default: managers without a bound. */
+  replicationQuotas?: ReplicationQuotaManagers;
 }
 
 /** Attempts, and the pause between them, at creating a log that failed on a resource error (EMFILE, ...). */
@@ -91,6 +94,8 @@ export class ReplicaManager {
   readonly fetcherManager: ReplicaFetcherManager | undefined;
   /** Moves of replicas between this broker's log dirs (AlterReplicaLogDirs). */
   readonly alterLogDirsManager: ReplicaAlterLogDirsManager;
+  /** Replication throttles: the Fetch handler's leader side, the fetchers' follower side, the mover's. */
+  readonly replicationQuotas: ReplicationQuotaManagers;
   private readonly alterLogDirsMaxBytes: number;
   private readonly tasks: ScheduledTask[] = [];
   /** LeaderAndIsr and StopReplica are applied one at a time (Kafka's replicaStateChangeLock). */
@@ -112,7 +117,8 @@ export class ReplicaManager {
       onIsrChanged: (tp) => this.isrChanges?.record(tp),
       notify: (tp) => this.watchers.notify(tp),
     };
-    this.fetcherManager = r === undefined ? undefined : new ReplicaFetcherManager(r.fetcher, (tp) => this.partitions.get(tpString(tp))?.log, o.clock);
+    this.replicationQuotas = o.replicationQuotas ?? createReplicationQuotaManagers({ numQuotaSamples: KafkaConfig.defaultOf('replication.quota.window.num'), quotaWindowSizeSeconds: KafkaConfig.defaultOf('replication.quota.window.size.seconds') }, o.clock);
+    this.fetcherManager = r === undefined ? undefined : new ReplicaFetcherManager(r.fetcher, (tp) => this.partitions.get(tpString(tp))?.log, o.clock, this.replicationQuotas.follower);
     this.logDirEvents = o.logDirEvents ?? (r === undefined ? undefined : new LogDirEventZk(r.zk));
     this.alterLogDirsMaxBytes = r?.fetcher.fetchMaxBytes ?? KafkaConfig.defaultOf('replica.fetch.max.bytes');
     this.alterLogDirsManager = new ReplicaAlterLogDirsManager(
@@ -120,7 +126,7 @@ export class ReplicaManager {
         partition: (tp) => this.partitions.get(tpString(tp)),
         replaceCurrentWithFutureReplica: (tp, stillMoving) => this.maybeReplaceCurrentWithFutureReplica(tp, stillMoving),
       },
-      { brokerId: o.brokerId, maxBytes: this.alterLogDirsMaxBytes, backoffMs: r?.fetcher.fetchBackoffMs ?? KafkaConfig.defaultOf('replica.fetch.backoff.ms'), clock: o.clock },
+      { brokerId: o.brokerId, maxBytes: this.alterLogDirsMaxBytes, backoffMs: r?.fetcher.fetchBackoffMs ?? KafkaConfig.defaultOf('replica.fetch.backoff.ms'), clock: o.clock, quota: this.replicationQuotas.alterLogDirs },
     );
     o.logManager.failureChannel.onFailure((dir) => this.scheduleLogDirFailure(dir));
   }

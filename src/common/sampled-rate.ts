@@ -2,7 +2,9 @@
  * Kafka's metrics `Rate` over a `SampledStat`: values are summed in `samples` consecutive windows of `windowMs`;
  * the rate is the sum of the live windows divided by the time they cover, where a young sensor is treated as
  * covering at least `samples - 1` full windows (Kafka's Rate.windowSize), so the first requests of a client are not
- * measured against a tiny elapsed time. Used for client quotas (ClientQuotaManager).
+ * measured against a tiny elapsed time. Used for client quotas (ClientQuotaManager). With `simple`, Kafka's
+ * SimpleRate instead (replication quotas): the time covered is what elapsed since the oldest live window, at least
+ * one window, so a throttle bites from the first second rather than after ten.
  */
 export class SampledRate {
   /** Start time and sum of each window, oldest first. */
@@ -11,6 +13,7 @@ export class SampledRate {
   constructor(
     private readonly samples: number,
     private readonly windowMs: number,
+    private readonly simple = false,
   ) {}
 
   record(value: number, nowMs: number): void {
@@ -33,6 +36,7 @@ export class SampledRate {
   windowSize(nowMs: number): number {
     const oldest = this.windows[0];
     let elapsed = oldest === undefined ? 0 : nowMs - oldest.startMs;
+    if (this.simple) return Math.max(elapsed, this.windowMs);
     const fullWindows = Math.floor(elapsed / this.windowMs);
     const minFullWindows = this.samples - 1;
     if (fullWindows < minFullWindows) elapsed += (minFullWindows - fullWindows) * this.windowMs;

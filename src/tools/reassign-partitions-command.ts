@@ -4,6 +4,32 @@ import { TopicPartition, tpString } from '../common/topic-partition';
 import { assignReplicasToBrokers } from '../controller/replica-assignment';
 import { AlterPartitionReassignmentsApi } from '../protocol/apis/alter-partition-reassignments';
 import { ListPartitionReassignmentsApi, OngoingPartitionReassignment } from '../protocol/apis/list-partition-reassignments';
+import { AlterReplicaLogDirsApi } from '../protocol/apis/alter-replica-log-dirs';
+import { DescribeLogDirsApi } from '../protocol/apis/describe-log-dirs';
+import { IncrementalAlterConfigsApi } from '../protocol/apis/incremental-alter-configs';
+import {
+  BROKER_LEVEL_FOLLOWER_THROTTLE,
+  BROKER_LEVEL_LEADER_THROTTLE,
+  BROKER_LEVEL_LOG_DIR_THROTTLE,
+  BROKER_LEVEL_THROTTLES,
+  calculateFollowerThrottles,
+  calculateLeaderThrottles,
+  calculateProposedMoveMap,
+  calculateReassigningBrokers,
+  compareReplicas,
+  logDirMoves,
+  ReplicaLogDirInfo,
+  replicaMoveStatesLines,
+  replicaString,
+  TOPIC_LEVEL_FOLLOWER_THROTTLE,
+  TOPIC_LEVEL_LEADER_THROTTLE,
+  TOPIC_LEVEL_THROTTLES,
+  TopicPartitionReplica,
+  YOU_MUST_RUN_VERIFY_PERIODICALLY_MESSAGE,
+  clearThrottlesLines,
+} from './reassign-partitions-throttles';
+
+export { clearThrottlesLines };
 import { PartitionReassignment } from '../zk/znodes/admin-znodes';
 import { adminClientOptions } from './admin-client-config';
 import { CliError } from './cli';
@@ -33,6 +59,10 @@ export interface ReassignOptions {
 
 type Action = 'generate' | 'execute' | 'verify' | 'cancel' | 'list';
 type Arg = Exclude<keyof ReassignOptions, Action>;
+
+/** ConfigResource.Type ids. */
+const RESOURCE_TOPIC = 2;
+const RESOURCE_BROKER = 4;
 
 const ACTIONS: readonly Action[] = ['generate', 'execute', 'verify', 'cancel', 'list'];
 
@@ -80,8 +110,7 @@ export const CANNOT_EXECUTE_BECAUSE_OF_EXISTING =
 
 /**
  * Kafka's validateAndParseArgs: exactly one action, --bootstrap-server or --zookeeper, the action's required
- * arguments and no argument it does not take; without --bootstrap-server, none of the KIP-455 options. Then what
- * kafka-ts cannot do: replication throttles do not exist here, so a throttle is refused rather than ignored.
+ * arguments and no argument it does not take; without --bootstrap-server, none of the KIP-455 options.
  */
 export function checkReassignArgs(o: ReassignOptions): Action {
   const given = ACTIONS.filter((a) => o[a] === true);
@@ -103,13 +132,6 @@ export function checkReassignArgs(o: ReassignOptions): Action {
   for (const [key, value] of [['throttle', o.throttle], ['replicaAlterLogDirsThrottle', o.replicaAlterLogDirsThrottle], ['timeout', o.timeout]] as const) {
     if (value !== undefined && !/^-?\d+$/.test(value)) throw new CliError(`Exception in thread "main" joptsimple.OptionArgumentConversionException: Cannot parse argument '${value}' of option ${OPTION_NAMES[key]}`);
   }
-  // A negative throttle is Kafka's "no throttle" (the options' default is -1).
-  if (o.throttle !== undefined && Number(o.throttle) >= 0) {
-    throw new CliError('--throttle is not supported: kafka-ts has no replication throttling (leader.replication.throttled.rate, follower.replication.throttled.rate)');
-  }
-  if (o.replicaAlterLogDirsThrottle !== undefined && Number(o.replicaAlterLogDirsThrottle) >= 0) {
-    throw new CliError('--replica-alter-log-dirs-throttle is not supported: kafka-ts has no replica log dir moves (replica.alter.log.dirs.io.max.bytes.per.second)');
-  }
   return action;
 }
 
@@ -126,16 +148,23 @@ export function checkExecutePlan(plan: readonly PartitionReassignment[]): void {
   if (dupReplicas.length > 0) {
     throw new CliError(`Error: Partition replica lists may not contain duplicate entries: ${dupReplicas.map((d) => `${d.tp} contains multiple entries for ${d.dups.join(',')}`).join('. ')}`);
   }
-  checkNoLogDirMoves(plan);
+  checkLogDirs(plan);
 }
 
-/** Replica moves between log dirs (AlterReplicaLogDirs) do not exist here: a plan naming a log dir is refused. */
-function checkNoLogDirMoves(plan: readonly PartitionReassignment[]): void {
+/** Kafka's parsePartitionReassignmentData: a partition's log_dirs, when given, name one dir (or "any") per replica. */
+function checkLogDirs(plan: readonly PartitionReassignment[]): void {
   for (const p of plan) {
     if (p.logDirs !== undefined && p.logDirs.length !== p.replicas.length) {
       throw new CliError(`Error: Size of replicas list ${scalaList(p.replicas)} is different from size of log dirs list ${scalaList(p.logDirs)} for partition ${tpString(p)}`);
     }
-    if (p.logDirs?.some((d) => d !== 'any')) throw new CliError(`Error: moving replicas between log directories is not supported (partition ${tpString(p)} names a log dir other than "any")`);
+  }
+}
+
+/** --cancel of replica log-dir moves (Kafka sends them back to their current dirs) is not kept: refused. */
+function checkNoLogDirMoves(plan: readonly PartitionReassignment[]): void {
+  checkLogDirs(plan);
+  for (const p of plan) {
+    if (p.logDirs?.some((d) => d !== 'any')) throw new CliError(`Error: --cancel of replica log directory moves is not supported by kafka-ts (partition ${tpString(p)} names a log dir other than "any")`);
   }
 }
 
@@ -193,12 +222,6 @@ function plural(n: number): string {
   return n === 1 ? '' : 's';
 }
 
-/** Kafka's clearAllThrottles lines: the live brokers with the plan's, and the plan's topics. */
-export function clearThrottlesLines(liveBrokers: readonly number[], plan: readonly PartitionReassignment[]): string[] {
-  const brokers = [...new Set([...liveBrokers, ...plan.flatMap((p) => p.replicas)])];
-  const topics = [...new Set(plan.map((p) => p.topic))];
-  return [`Clearing broker-level throttles on broker${plural(brokers.length)} ${brokers.join(',')}`, `Clearing topic-level throttles on topic${plural(topics.length)} ${topics.join(',')}`];
-}
 
 /** The partitions' errors as Kafka's tool lists them: `t-0: <exception message>`, in partition order. */
 function errorLines(errors: readonly { tp: TopicPartition; errorCode: number; errorMessage: string | null }[]): string {
@@ -245,6 +268,89 @@ class ReassignAdmin {
     if (response.errorCode !== ErrorCode.NONE.code) throw this.topLevel(response.errorCode);
     const errors = response.responses.flatMap((t) => t.partitions.map((p) => ({ tp: { topic: t.name, partition: p.partitionIndex }, errorCode: p.errorCode, errorMessage: p.errorMessage })));
     return errors.filter((e) => e.errorCode !== ErrorCode.NONE.code);
+  }
+
+  /**
+   * incrementalAlterConfigs(...).all().get(): BROKER resources go to their broker, TOPIC ones to any; the first
+   * failure ends the tool with its exception.
+   */
+  async incrementalAlterConfigs(resources: readonly { type: 'broker' | 'topic'; name: string; ops: readonly { name: string; value: string | null; op: 'set' | 'delete' }[] }[]): Promise<void> {
+    const toRequest = (r: (typeof resources)[number]): { resourceType: number; resourceName: string; configs: { name: string; configOperation: number; value: string | null }[] } => ({
+      resourceType: r.type === 'broker' ? RESOURCE_BROKER : RESOURCE_TOPIC,
+      resourceName: r.name,
+      configs: r.ops.map((o) => ({ name: o.name, configOperation: o.op === 'set' ? 0 : 1, value: o.value })),
+    });
+    const topics = resources.filter((r) => r.type === 'topic');
+    const calls: Promise<{ responses: { errorCode: number; errorMessage: string | null }[] }>[] = resources
+      .filter((r) => r.type === 'broker')
+      .map((r) => this.client.request(Number(r.name), IncrementalAlterConfigsApi, { resources: [toRequest(r)], validateOnly: false }));
+    if (topics.length > 0) calls.push(this.client.request('any', IncrementalAlterConfigsApi, { resources: topics.map(toRequest), validateOnly: false }));
+    for (const response of await Promise.all(calls)) {
+      const failed = response.responses.find((r) => r.errorCode !== ErrorCode.NONE.code);
+      if (failed !== undefined) throw new CliError(`Error: ${exceptionClassFor(failed.errorCode)}: ${failed.errorMessage ?? defaultErrorMessage(failed.errorCode)}`);
+    }
+  }
+
+  /**
+   * alterReplicaLogDirs: one request per broker; resolves with the replicas whose move started (Kafka's tool
+   * leaves out REPLICA_NOT_AVAILABLE ones, not there yet, to retry; any other error ends it).
+   */
+  async alterReplicaLogDirs(moves: readonly { replica: TopicPartitionReplica; logDir: string }[]): Promise<TopicPartitionReplica[]> {
+    const byBroker = new Map<number, { replica: TopicPartitionReplica; logDir: string }[]>();
+    for (const m of moves) {
+      let list = byBroker.get(m.replica.brokerId);
+      if (list === undefined) byBroker.set(m.replica.brokerId, (list = []));
+      list.push(m);
+    }
+    const started: TopicPartitionReplica[] = [];
+    for (const [brokerId, list] of byBroker) {
+      const dirs = new Map<string, Map<string, number[]>>();
+      for (const m of list) {
+        let topics = dirs.get(m.logDir);
+        if (topics === undefined) dirs.set(m.logDir, (topics = new Map()));
+        let parts = topics.get(m.replica.topic);
+        if (parts === undefined) topics.set(m.replica.topic, (parts = []));
+        parts.push(m.replica.partition);
+      }
+      const request = { dirs: [...dirs].map(([path, topics]) => ({ path, topics: [...topics].map(([name, partitions]) => ({ name, partitions })) })) };
+      const response = await this.client.request(brokerId, AlterReplicaLogDirsApi, request);
+      for (const t of response.results) {
+        for (const p of t.partitions) {
+          const replica = { topic: t.topicName, partition: p.partitionIndex, brokerId };
+          if (p.errorCode === ErrorCode.NONE.code) started.push(replica);
+          else if (p.errorCode !== ErrorCode.REPLICA_NOT_AVAILABLE.code) {
+            throw new CliError(`Error: Failed to alter dir for ${replicaString(replica)}: ${exceptionClassFor(p.errorCode)}: ${defaultErrorMessage(p.errorCode)}`);
+          }
+        }
+      }
+    }
+    return started;
+  }
+
+  /** describeReplicaLogDirs: each replica's current and future log dir, from DescribeLogDirs to its broker. */
+  async describeReplicaLogDirs(replicas: readonly TopicPartitionReplica[]): Promise<Map<string, ReplicaLogDirInfo>> {
+    const result = new Map<string, ReplicaLogDirInfo>();
+    const brokers = [...new Set(replicas.map((r) => r.brokerId))];
+    for (const brokerId of brokers) {
+      const mine = replicas.filter((r) => r.brokerId === brokerId);
+      const topics = groupByTopic(mine.map((r) => ({ topic: r.topic, partition: r.partition }))).map(([topic, partitionIndex]) => ({ topic, partitionIndex }));
+      const response = await this.client.request(brokerId, DescribeLogDirsApi, { topics });
+      const infos = new Map<string, { current: string | null; future: string | null }>();
+      for (const dir of response.results) {
+        if (dir.errorCode !== ErrorCode.NONE.code) continue;
+        for (const t of dir.topics) {
+          for (const p of t.partitions) {
+            const key = replicaString({ topic: t.name, partition: p.partitionIndex, brokerId });
+            const info = infos.get(key) ?? { current: null, future: null };
+            if (p.isFutureKey) info.future = dir.logDir;
+            else info.current = dir.logDir;
+            infos.set(key, info);
+          }
+        }
+      }
+      for (const [key, info] of infos) result.set(key, info);
+    }
+    return result;
   }
 
   async liveBrokers(): Promise<number[]> {
@@ -347,17 +453,101 @@ async function execute(admin: ReassignAdmin, o: ReassignOptions, out: (l: string
   const keys = new Set(plan.map(tpString));
   const current = flatten(assignment).filter((p) => keys.has(tpString(p)));
   for (const line of currentAssignmentLines(current)) out(line);
+  const interBrokerThrottle = o.throttle === undefined ? -1 : Number(o.throttle);
+  const logDirThrottle = o.replicaAlterLogDirsThrottle === undefined ? -1 : Number(o.replicaAlterLogDirsThrottle);
+  const moves = logDirMoves(plan);
+  if (interBrokerThrottle >= 0 || logDirThrottle >= 0) {
+    out(YOU_MUST_RUN_VERIFY_PERIODICALLY_MESSAGE);
+    if (interBrokerThrottle >= 0) {
+      const currentParts = new Map(current.map((c) => [tpString(c), c.replicas]));
+      const ongoingMoves = ongoing.map((r) => ({ tp: { topic: r.topic, partition: r.partitionIndex }, replicas: r.replicas, addingReplicas: r.addingReplicas }));
+      await modifyReassignmentThrottle(admin, calculateProposedMoveMap(ongoingMoves, plan, currentParts), interBrokerThrottle, out);
+    }
+    if (logDirThrottle >= 0) {
+      // Kafka's calculateMovingBrokers: the brokers of the replicas given a log dir.
+      const movingBrokers = [...new Set(moves.map((m) => m.replica.brokerId))];
+      await admin.incrementalAlterConfigs(movingBrokers.map((b) => ({ type: 'broker', name: String(b), ops: [{ name: BROKER_LEVEL_LOG_DIR_THROTTLE, value: String(logDirThrottle), op: 'set' }] })));
+      out(`The replica-alter-dir throttle limit was set to ${logDirThrottle} B/s`);
+    }
+  }
   const errors = await admin.alterReassignments(plan.map((p) => ({ tp: { topic: p.topic, partition: p.partition }, replicas: p.replicas })));
   if (errors.length > 0) throw new CliError(`Error reassigning partition(s):\n${errorLines(errors)}`);
   const started = [...plan].sort(compareTp).map(tpString);
   out(`Successfully started partition reassignment${plural(plan.length)} for ${started.join(',')}`);
+  if (moves.length > 0) await executeMoves(admin, moves, o.timeout === undefined ? 10000 : Number(o.timeout), out);
   return 0;
+}
+
+/**
+ * Kafka's modifyReassignmentThrottle: the topics' leader and follower throttled-replica lists from the move map,
+ * then both broker rates on every broker a move reads from or writes to.
+ */
+async function modifyReassignmentThrottle(admin: ReassignAdmin, moveMap: ReturnType<typeof calculateProposedMoveMap>, throttle: number, out: (l: string) => void): Promise<void> {
+  const leader = calculateLeaderThrottles(moveMap);
+  const follower = calculateFollowerThrottles(moveMap);
+  const topics = [...new Set([...leader.keys(), ...follower.keys()])];
+  await admin.incrementalAlterConfigs(
+    topics.map((t) => ({
+      type: 'topic' as const,
+      name: t,
+      ops: [
+        ...(leader.has(t) ? [{ name: TOPIC_LEVEL_LEADER_THROTTLE, value: leader.get(t) as string, op: 'set' as const }] : []),
+        ...(follower.has(t) ? [{ name: TOPIC_LEVEL_FOLLOWER_THROTTLE, value: follower.get(t) as string, op: 'set' as const }] : []),
+      ],
+    })),
+  );
+  const value = String(throttle);
+  await admin.incrementalAlterConfigs(
+    calculateReassigningBrokers(moveMap).map((b) => ({
+      type: 'broker' as const,
+      name: String(b),
+      ops: [
+        { name: BROKER_LEVEL_LEADER_THROTTLE, value, op: 'set' as const },
+        { name: BROKER_LEVEL_FOLLOWER_THROTTLE, value, op: 'set' as const },
+      ],
+    })),
+  );
+  out(`The inter-broker throttle limit was set to ${throttle} B/s`);
+}
+
+/**
+ * Kafka's executeMoves: AlterReplicaLogDirs for the replicas given a log dir, retried every 100 ms for those not
+ * on their broker yet (REPLICA_NOT_AVAILABLE, the reassignment still adding them) until --timeout.
+ */
+async function executeMoves(admin: ReassignAdmin, moves: readonly { replica: TopicPartitionReplica; logDir: string }[], timeoutMs: number, out: (l: string) => void): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let pending = [...moves];
+  for (;;) {
+    const completed = await admin.alterReplicaLogDirs(pending);
+    if (completed.length > 0) {
+      out(`Successfully started log directory move${plural(completed.length)} for: ${[...completed].sort(compareReplicas).map(replicaString).join(',')}`);
+    }
+    const done = new Set(completed.map(replicaString));
+    pending = pending.filter((m) => !done.has(replicaString(m.replica)));
+    if (pending.length === 0) return;
+    if (Date.now() >= deadline) {
+      throw new CliError(`Timed out before log directory move${plural(pending.length)} could be started for: ${pending.map((m) => m.replica).sort(compareReplicas).map(replicaString).join(',')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Kafka's clearAllThrottles: the three broker rates off the live and planned brokers, the two lists off the topics. */
+async function clearAllThrottles(admin: ReassignAdmin, plan: readonly PartitionReassignment[], out: (l: string) => void): Promise<void> {
+  const live = await admin.liveBrokers();
+  const [brokerLine, topicLine] = clearThrottlesLines(live, plan);
+  const brokers = [...new Set([...live, ...plan.flatMap((p) => p.replicas)])];
+  out(brokerLine as string);
+  await admin.incrementalAlterConfigs(brokers.map((b) => ({ type: 'broker', name: String(b), ops: BROKER_LEVEL_THROTTLES.map((name) => ({ name, value: null, op: 'delete' })) })));
+  out(topicLine as string);
+  const topics = [...new Set(plan.map((p) => p.topic))];
+  await admin.incrementalAlterConfigs(topics.map((t) => ({ type: 'topic', name: t, ops: TOPIC_LEVEL_THROTTLES.map((name) => ({ name, value: null, op: 'delete' })) })));
 }
 
 /** --verify: each planned partition's state; the throttles are cleared once nothing is moving. */
 async function verify(admin: ReassignAdmin, o: ReassignOptions, out: (l: string) => void): Promise<number> {
   const plan = readReassignmentFile(o.reassignmentJsonFile as string);
-  checkNoLogDirMoves(plan);
+  checkLogDirs(plan);
   const ongoing = await admin.listReassignments(null);
   const byTp = new Map(ongoing.map((r) => [`${r.topic}-${r.partitionIndex}`, r]));
   const notFound = plan.filter((p) => !byTp.has(tpString(p)));
@@ -369,9 +559,11 @@ async function verify(admin: ReassignAdmin, o: ReassignOptions, out: (l: string)
     return { tp, currentReplicas: described.get(p.topic)?.get(p.partition) ?? [], targetReplicas: p.replicas, done: true };
   });
   for (const line of renderReassignmentStates(states)) out(line);
-  // Kafka prints the (here always empty) replica log dir moves next: one empty line.
-  out('');
-  if (ongoing.length === 0 && o.preserveThrottles !== true) for (const line of clearThrottlesLines(await admin.liveBrokers(), plan)) out(line);
+  // Kafka's verifyReplicaMoves: the log-dir moves' lines (one empty line when there are none).
+  const moves = logDirMoves(plan);
+  const moveStates = moves.length === 0 ? { lines: [], ongoing: false } : replicaMoveStatesLines(moves, await admin.describeReplicaLogDirs(moves.map((m) => m.replica)));
+  out(moveStates.lines.join('\n'));
+  if (ongoing.length === 0 && !moveStates.ongoing && o.preserveThrottles !== true) await clearAllThrottles(admin, plan, out);
   return 0;
 }
 
@@ -390,15 +582,16 @@ async function cancel(admin: ReassignAdmin, o: ReassignOptions, out: (l: string)
     out('None of the specified partition reassignments are active.');
   }
   out('None of the specified partition moves are active.');
-  if (o.preserveThrottles !== true) for (const line of clearThrottlesLines(await admin.liveBrokers(), plan)) out(line);
+  if (o.preserveThrottles !== true) await clearAllThrottles(admin, plan, out);
   return 0;
 }
 
 /**
  * Kafka 2.8's ReassignPartitionsCommand over --bootstrap-server (KIP-455): --generate, --execute, --verify,
  * --cancel and --list through Metadata, ListPartitionReassignments and AlterPartitionReassignments (the last two
- * to the controller). Replication throttles do not exist in kafka-ts, so nothing is ever throttled: the "Clearing
- * ... throttles" lines of --verify and --cancel report what Kafka's tool does, which here has nothing to remove.
+ * to the controller), with --throttle / --replica-alter-log-dirs-throttle setting the broker rates and topic
+ * throttled-replica lists through IncrementalAlterConfigs, `log_dirs` moves through AlterReplicaLogDirs (their
+ * state from DescribeLogDirs), and --verify / --cancel clearing every throttle once nothing is moving.
  */
 export async function runReassignPartitions(o: ReassignOptions, action: Action, out: (line: string) => void): Promise<number> {
   if (o.zookeeper !== undefined) {

@@ -8,6 +8,20 @@ import { ZkError } from '../zk/zk-error';
 import { ZkPaths } from '../zk/zk-paths';
 import { PartitionReassignment, ReassignPartitionsZNode } from '../zk/znodes/admin-znodes';
 import { CliError } from './cli';
+import {
+  BROKER_LEVEL_FOLLOWER_THROTTLE,
+  BROKER_LEVEL_LEADER_THROTTLE,
+  BROKER_LEVEL_THROTTLES,
+  calculateFollowerThrottles,
+  calculateLeaderThrottles,
+  calculateProposedMoveMap,
+  calculateReassigningBrokers,
+  clearThrottlesLines,
+  TOPIC_LEVEL_FOLLOWER_THROTTLE,
+  TOPIC_LEVEL_LEADER_THROTTLE,
+  TOPIC_LEVEL_THROTTLES,
+  YOU_MUST_RUN_VERIFY_PERIODICALLY_MESSAGE,
+} from './reassign-partitions-throttles';
 
 export function readJsonFile(file: string): unknown {
   let text: string;
@@ -79,10 +93,15 @@ export function readReassignmentFile(file: string): PartitionReassignment[] {
   }
 }
 
-/** `--execute`: validates the plan and writes /admin/reassign_partitions for the controller. */
-export async function executeReassignment(zk: ZkClient, file: string, out: (l: string) => void): Promise<number> {
+/**
+ * `--execute`: validates the plan and writes /admin/reassign_partitions for the controller; with a throttle
+ * (0 or more), first the topics' throttled-replica lists and the brokers' rates, as Kafka 2.8's ZooKeeper form.
+ */
+export async function executeReassignment(zk: ZkClient, file: string, out: (l: string) => void, throttle = -1): Promise<number> {
   const plan = readReassignmentFile(file);
   if (plan.length === 0) throw new CliError('Partition reassignment data is empty');
+  // Kafka 2.8's ZooKeeper form: a log dir move needs the AdminClient.
+  if (plan.some((p) => p.logDirs?.some((d) => d !== 'any') === true)) throw new CliError('Error: bootstrap-server needs to be provided when replica reassignments are present.');
   const keys = plan.map((p) => tpString(p));
   const dup = keys.find((k, i) => keys.indexOf(k) !== i);
   if (dup !== undefined) throw new CliError(`Partition reassignment contains duplicate topic partitions: ${dup}`);
@@ -102,6 +121,18 @@ export async function executeReassignment(zk: ZkClient, file: string, out: (l: s
   out(formatAssignment(current));
   out('');
   out('Save this to use as the --reassignment-json-file option during rollback');
+  if (throttle >= 0) {
+    out(YOU_MUST_RUN_VERIFY_PERIODICALLY_MESSAGE);
+    const moveMap = calculateProposedMoveMap([], plan, new Map(current.map((c) => [tpString(c), c.replicas])));
+    await modifyTopicThrottlesZk(admin, calculateLeaderThrottles(moveMap), calculateFollowerThrottles(moveMap));
+    for (const b of calculateReassigningBrokers(moveMap)) {
+      const configs = await admin.fetchEntityConfig('brokers', String(b));
+      configs.set(BROKER_LEVEL_LEADER_THROTTLE, String(throttle));
+      configs.set(BROKER_LEVEL_FOLLOWER_THROTTLE, String(throttle));
+      await admin.changeBrokerConfig(b, configs);
+    }
+    out(`The inter-broker throttle limit was set to ${throttle} B/s`);
+  }
   try {
     await zk.create(ZkPaths.reassignPartitions, ReassignPartitionsZNode.encode(plan));
   } catch (err) {
@@ -115,8 +146,39 @@ export async function executeReassignment(zk: ZkClient, file: string, out: (l: s
   return 0;
 }
 
-/** `--verify`: compares each planned partition with ZooKeeper; in progress while still listed in the admin node. */
-export async function verifyReassignment(zk: ZkClient, file: string, out: (l: string) => void): Promise<number> {
+/** Kafka's modifyTopicThrottles (ZooKeeper): the lists set into each topic's stored config. */
+async function modifyTopicThrottlesZk(admin: AdminZk, leader: ReadonlyMap<string, string>, follower: ReadonlyMap<string, string>): Promise<void> {
+  for (const topic of new Set([...leader.keys(), ...follower.keys()])) {
+    const configs = await admin.fetchEntityConfig('topics', topic);
+    const l = leader.get(topic);
+    const f = follower.get(topic);
+    if (l !== undefined) configs.set(TOPIC_LEVEL_LEADER_THROTTLE, l);
+    if (f !== undefined) configs.set(TOPIC_LEVEL_FOLLOWER_THROTTLE, f);
+    await admin.changeTopicConfig(topic, configs);
+  }
+}
+
+/** Kafka's clearAllThrottles (ZooKeeper): each config rewritten only when it held a throttle. */
+async function clearAllThrottlesZk(zk: ZkClient, admin: AdminZk, plan: readonly PartitionReassignment[], out: (l: string) => void): Promise<void> {
+  const live = await new BrokerRegistryZk(zk).getBrokerIds();
+  const [brokerLine, topicLine] = clearThrottlesLines(live, plan);
+  out(brokerLine as string);
+  for (const b of new Set([...live, ...plan.flatMap((p) => p.replicas)])) {
+    const configs = await admin.fetchEntityConfig('brokers', String(b));
+    if (BROKER_LEVEL_THROTTLES.map((k) => configs.delete(k)).some((removed) => removed)) await admin.changeBrokerConfig(b, configs);
+  }
+  out(topicLine as string);
+  for (const topic of new Set(plan.map((p) => p.topic))) {
+    const configs = await admin.fetchEntityConfig('topics', topic);
+    if (TOPIC_LEVEL_THROTTLES.map((k) => configs.delete(k)).some((removed) => removed)) await admin.changeTopicConfig(topic, configs);
+  }
+}
+
+/**
+ * `--verify`: compares each planned partition with ZooKeeper; in progress while still listed in the admin node.
+ * Once none is, the throttles are cleared (unless `preserveThrottles`).
+ */
+export async function verifyReassignment(zk: ZkClient, file: string, out: (l: string) => void, preserveThrottles = false): Promise<number> {
   const plan = readReassignmentFile(file);
   const admin = new AdminZk(zk);
   const node = await zk.getData(ZkPaths.reassignPartitions);
@@ -143,5 +205,6 @@ export async function verifyReassignment(zk: ZkClient, file: string, out: (l: st
       allDone = false;
     }
   }
+  if (running.size === 0 && !preserveThrottles) await clearAllThrottlesZk(zk, admin, plan, out);
   return allDone ? 0 : 1;
 }

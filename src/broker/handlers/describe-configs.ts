@@ -58,7 +58,8 @@ export function topicConfigEntries(config: LogConfig, overrides: ReadonlyMap<str
   return LOG_CONFIG_DEFS.map((def) => {
     const value = config.originals[def.name];
     const sensitive = isSensitive(def);
-    const synonyms = dynamic.configSynonyms(TOPIC_CONFIG_SYNONYMS[def.name], sensitive);
+    const brokerSynonym = TOPIC_CONFIG_SYNONYMS[def.name];
+    const synonyms = brokerSynonym === undefined ? [] : dynamic.configSynonyms(brokerSynonym, sensitive);
     if (overrides.has(def.name)) synonyms.unshift({ name: def.name, value: sensitive ? null : value, source: CONFIG_SOURCE.DYNAMIC_TOPIC_CONFIG });
     return entry({ name: def.name, def, value, synonyms, readOnly: false }, includeSynonyms);
   });

@@ -8,6 +8,7 @@ import { downConvertUntilError, inflateCap } from '../../records';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
 import { divergingEpoch } from '../diverging-epoch';
+import type { Partition } from '../partition';
 
 const log = getLogger('kafka.server.ReplicaManager');
 
@@ -52,15 +53,24 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
     // A consumer never asks more than its quota lets it have in one window: more would throttle it for sure.
     const maxBytes = isFollower ? Math.min(asked, followerMaxBytes) : Math.min(asked, consumerMaxBytes, ctx.quotas.fetch.maxValueInQuotaWindow(clientId));
     const minBytes = Math.max(request.minBytes, 1);
-    let bytes = readAll(ctx, slots, maxBytes, version, isFollower);
+    // Kafka's shouldLeaderThrottle: without throttled partitions (the usual case) nothing is looked at.
+    const leaderQuota = isFollower && ctx.replicaManager.replicationQuotas.leader.isActive ? ctx.replicaManager.replicationQuotas.leader : undefined;
+    const throttle = leaderQuota === undefined ? undefined : (partition: Partition, tp: TopicPartition): boolean => !partition.isr.includes(request.replicaId) && leaderQuota.isThrottled(tp) && leaderQuota.isQuotaExceeded();
+    let bytes = readAll(ctx, slots, maxBytes, version, isFollower, throttle);
     // An error or a diverging log is answered at once (Kafka's fetchMessages: errorReadingData, hasDivergingEpoch).
     const answerNow = slots.some((s) => s.response.errorCode !== ErrorCode.NONE.code || s.response.divergingEpoch);
     if (bytes < minBytes && !answerNow && request.maxWaitMs > 0) {
       // Parked: let go of what was read; only offsets are held while waiting.
       for (const s of slots) s.response.recordSet = EMPTY;
-      const satisfied = (): boolean => availableBytes(ctx, slots, isFollower, minBytes, version) >= minBytes;
+      const satisfied = (): boolean => availableBytes(ctx, slots, isFollower, minBytes, version, throttle) >= minBytes;
       await ctx.replicaManager.watchers.waitUntil(satisfied, slots.map((s) => s.tp), request.maxWaitMs);
-      bytes = readAll(ctx, slots, maxBytes, version, isFollower);
+      bytes = readAll(ctx, slots, maxBytes, version, isFollower, throttle);
+    }
+    // KafkaApis.sizeOfThrottledPartitions: what throttled partitions send counts towards the leader rate.
+    if (leaderQuota !== undefined) {
+      let throttledBytes = 0;
+      for (const s of slots) if (leaderQuota.isThrottled(s.tp)) throttledBytes += s.response.recordSet?.length ?? 0;
+      if (throttledBytes > 0) leaderQuota.record(throttledBytes);
     }
     if (!isFollower) {
       const throttleTimeMs = ctx.quotas.fetch.recordAndGetThrottleTimeMs(clientId, bytes);
@@ -135,7 +145,7 @@ function checkLeaderEpoch(currentLeaderEpoch: number, leaderEpoch: number): void
  * What a parked fetch may answer with now, from log positions only (Kafka's DelayedFetch.tryComplete): a
  * partition that errors (no longer led here, fenced, out of range) completes it too, so it counts as enough.
  */
-function availableBytes(ctx: HandlerContext, slots: readonly Slot[], isFollower: boolean, needed: number, version: number): number {
+function availableBytes(ctx: HandlerContext, slots: readonly Slot[], isFollower: boolean, needed: number, version: number, throttle: LeaderThrottle | undefined): number {
   let total = 0;
   for (const s of slots) {
     try {
@@ -144,7 +154,8 @@ function availableBytes(ctx: HandlerContext, slots: readonly Slot[], isFollower:
       const logRef = partition.log as NonNullable<typeof partition.log>;
       const end = isFollower ? logRef.logEndOffset : partition.highWatermark;
       if (s.fetchOffset > logRef.logEndOffset || s.fetchOffset < logRef.logStartOffset) return needed;
-      if (end > s.fetchOffset) total += logRef.bytesAvailable(s.fetchOffset, end, needed - total);
+      // A throttled partition over the leader rate adds nothing (Kafka's DelayedFetch.tryComplete).
+      if (end > s.fetchOffset && throttle?.(partition, s.tp) !== true) total += logRef.bytesAvailable(s.fetchOffset, end, needed - total);
     } catch {
       return needed;
     }
@@ -184,7 +195,10 @@ function downConvertForOldFetcher(s: Slot, records: Buffer, version: number, isF
   }
 }
 
-function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: number, isFollower: boolean): number {
+/** Whether a follower's read of a partition is left empty for the leader replication quota. */
+type LeaderThrottle = (partition: Partition, tp: TopicPartition) => boolean;
+
+function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: number, isFollower: boolean, throttle: LeaderThrottle | undefined): number {
   let total = 0;
   for (const s of slots) {
     s.response = emptyResponse(s.tp.partition);
@@ -202,6 +216,8 @@ function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: 
         s.response.divergingEpoch = diverging;
         continue;
       }
+      // Kafka's readFromLocalLog: a throttled partition over the rate answers its offsets with no records.
+      if (throttle?.(partition, s.tp) === true) continue;
       const budget = Math.min(s.partitionMaxBytes, Math.max(0, maxBytes - total));
       if (budget <= 0 && total > 0) continue;
       const data = logRef.read(s.fetchOffset, Math.max(budget, 1), isFollower ? undefined : hw, total === 0);

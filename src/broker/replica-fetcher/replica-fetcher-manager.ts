@@ -4,6 +4,7 @@ import { TopicPartition, tpString } from '../../common/topic-partition';
 import { Log } from '../../log/log';
 import { ReplicaFetcherConfig } from './replica-fetcher-config';
 import { InitialFetchState, ReplicaFetcherThread } from './replica-fetcher-thread';
+import type { ReplicaQuota } from '../replication-quota-manager';
 
 /** Java's String.hashCode, so partitions spread over fetchers as Kafka spreads them. */
 function javaHashCode(s: string): number {
@@ -27,6 +28,8 @@ export class ReplicaFetcherManager {
     private readonly config: ReplicaFetcherConfig,
     private readonly localLog: (tp: TopicPartition) => Log | undefined,
     private readonly clock: Clock = SYSTEM_CLOCK,
+    /** The follower replication quota (follower.replication.throttled.rate); none when undefined. */
+    private readonly quota: ReplicaQuota | undefined = undefined,
   ) {
     this.logger = getLogger('kafka.server.ReplicaFetcherManager', `[ReplicaFetcherManager on broker ${config.brokerId}] `);
   }
@@ -108,7 +111,7 @@ export class ReplicaFetcherManager {
     const key = `${s.leader.id}-${id}`;
     const existing = this.fetchers.get(key);
     if (existing !== undefined && existing.leader.host === s.leader.host && existing.leader.port === s.leader.port) return existing;
-    const fetcher = new ReplicaFetcherThread(id, s.leader, this.config, this.localLog, this.clock);
+    const fetcher = new ReplicaFetcherThread(id, s.leader, this.config, this.localLog, this.clock, this.quota);
     this.fetchers.set(key, fetcher);
     fetcher.start();
     if (existing !== undefined) {

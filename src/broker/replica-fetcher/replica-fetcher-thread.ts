@@ -12,6 +12,7 @@ import { OffsetForLeaderEpochApi, OffsetForLeaderEpochRequest } from '../../prot
 import { offsetTruncationState } from './offset-truncation';
 import { ReplicaFetcherConfig } from './replica-fetcher-config';
 import { FetchSessionHandler, SessionPartitionData } from './fetch-session-handler';
+import type { ReplicaQuota } from '../replication-quota-manager';
 
 /**
  * Versions a 2.x follower sends with inter.broker.protocol.version 2.x (KIP-320 leader epochs in both). The
@@ -44,6 +45,8 @@ interface PartitionFetchState {
   fetchOffset: number;
   truncating: boolean;
   delayedUntilMs: number;
+  /** The leader's high watermark less our fetch offset after the last fetch (Kafka's PartitionFetchState.lag). */
+  lag?: number;
 }
 
 /** Retriable answers after which the partition waits replica.fetch.backoff.ms (and, usually, a LeaderAndIsr). */
@@ -86,6 +89,8 @@ export class ReplicaFetcherThread {
     private readonly config: ReplicaFetcherConfig,
     private readonly localLog: (tp: TopicPartition) => Log | undefined,
     private readonly clock: Clock = SYSTEM_CLOCK,
+    /** follower.replication.throttled.rate over the follower.replication.throttled.replicas here. */
+    private readonly quota: ReplicaQuota | undefined = undefined,
   ) {
     this.logger = getLogger('kafka.server.ReplicaFetcherThread', `[ReplicaFetcher replicaId=${config.brokerId}, leaderId=${leader.id}, fetcherId=${fetcherId}] `);
   }
@@ -165,8 +170,25 @@ export class ReplicaFetcherThread {
       return;
     }
     const truncating = ready.filter((s) => s.truncating);
-    if (truncating.length > 0) await this.truncate(truncating);
-    else await this.fetch(ready);
+    if (truncating.length > 0) {
+      await this.truncate(truncating);
+      return;
+    }
+    const fetchable = this.unthrottled(ready);
+    // Every partition is throttled and over the rate: wait a back-off, as Kafka's empty fetch request does.
+    if (fetchable.length === 0) await this.idle(this.config.fetchBackoffMs);
+    else await this.fetch(fetchable);
+  }
+
+  /**
+   * Kafka's shouldFollowerThrottle: an out-of-sync replica of a throttled partition is left out of the fetch while
+   * the follower rate is over its bound. Without throttled partitions this is one check per fetch.
+   */
+  private unthrottled(ready: PartitionFetchState[]): PartitionFetchState[] {
+    const quota = this.quota;
+    if (quota === undefined || !quota.isActive) return ready;
+    if (!quota.isQuotaExceeded()) return ready;
+    return ready.filter((s) => (s.lag !== undefined && s.lag <= 0) || !quota.isThrottled(s.tp));
   }
 
   /** The partition is still ours in the same state as when the request went out. */
@@ -353,8 +375,13 @@ export class ReplicaFetcherThread {
       return;
     }
     const records = p.recordSet === null ? undefined : Array.isArray(p.recordSet) ? Buffer.concat(p.recordSet as Buffer[]) : (p.recordSet as Buffer);
-    if (records !== undefined && records.length > 0) await log.appendAsFollower(records);
+    if (records !== undefined && records.length > 0) {
+      await log.appendAsFollower(records);
+      // The bytes of a throttled partition count towards the follower rate (from the batch size, never per record).
+      if (this.quota?.isActive === true && this.quota.isThrottled(s.tp)) this.quota.record(records.length);
+    }
     s.fetchOffset = log.logEndOffset;
+    if (p.highWatermark >= 0) s.lag = Math.max(0, p.highWatermark - s.fetchOffset);
     // The follower's high watermark trails the leader's, never past what it has itself.
     if (p.highWatermark >= 0) log.updateHighWatermark(Math.min(p.highWatermark, log.logEndOffset));
     // DeleteRecords on the leader reaches the followers here (Kafka's processPartitionData): our log start offset

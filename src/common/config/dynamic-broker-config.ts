@@ -1,4 +1,4 @@
-import { ConfigException, ConfigKey, parseKey } from './config-def';
+import { atLeast, ConfigException, ConfigKey, defineKey, LONG_MAX, LONG_MAX_TEXT, parseKey } from './config-def';
 import { KafkaConfig } from './kafka-config';
 import { KAFKA_CONFIG_DEFS } from './kafka-config-defs';
 import { brokerLogConfigDefaults, createLogConfig, LogConfigDefaults, TopicConfigKey } from './log-config';
@@ -6,8 +6,8 @@ import { KafkaError } from '../kafka-error';
 
 const DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]));
 
-/** LogConfig.TopicConfigSynonyms (2.8): each topic key's broker-level synonym. */
-export const TOPIC_CONFIG_SYNONYMS: Readonly<Record<TopicConfigKey, string>> = {
+/** LogConfig.TopicConfigSynonyms (2.8): each topic key's broker-level synonym (the throttled-replica lists have none). */
+export const TOPIC_CONFIG_SYNONYMS: Readonly<Partial<Record<TopicConfigKey, string>>> = {
   'segment.bytes': 'log.segment.bytes',
   'segment.ms': 'log.roll.ms',
   'segment.jitter.ms': 'log.roll.jitter.ms',
@@ -35,7 +35,7 @@ export const TOPIC_CONFIG_SYNONYMS: Readonly<Record<TopicConfigKey, string>> = {
 };
 
 /** DynamicLogConfig.ReconfigurableConfigs: every topic synonym but log.message.format.version. */
-const DYNAMIC_LOG_CONFIGS = Object.values(TOPIC_CONFIG_SYNONYMS).filter((k) => k !== 'log.message.format.version');
+const DYNAMIC_LOG_CONFIGS = Object.values(TOPIC_CONFIG_SYNONYMS).filter((k): k is string => k !== undefined && k !== 'log.message.format.version');
 /** SslConfigs.RECONFIGURABLE_CONFIGS (DynamicBrokerConfig.DynamicSecurityConfigs). */
 const DYNAMIC_SECURITY_CONFIGS = [
   'ssl.keystore.type', 'ssl.keystore.location', 'ssl.keystore.password', 'ssl.key.password', 'ssl.truststore.type',
@@ -68,15 +68,32 @@ export const ALL_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
 const PER_BROKER_CONFIGS: ReadonlySet<string> = new Set(
   [...DYNAMIC_SECURITY_CONFIGS, ...DYNAMIC_LISTENER_CONFIGS].filter((k) => k !== 'max.connections' && k !== 'max.connection.creation.rate'),
 );
-/** DynamicConfig.Broker's own keys (not KafkaConfig keys): replication throttles. */
-const BROKER_QUOTA_CONFIGS = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate', 'replica.alter.log.dirs.io.max.bytes.per.second'];
+/** DynamicConfig.Broker's own keys (not KafkaConfig keys): the replication throttles, LONG at least 0. */
+export const LEADER_REPLICATION_THROTTLED_RATE = 'leader.replication.throttled.rate';
+export const FOLLOWER_REPLICATION_THROTTLED_RATE = 'follower.replication.throttled.rate';
+export const REPLICA_ALTER_LOG_DIRS_IO_MAX_BYTES_PER_SECOND = 'replica.alter.log.dirs.io.max.bytes.per.second';
+const BROKER_QUOTA_DEFS = new Map<string, ConfigKey>(
+  [LEADER_REPLICATION_THROTTLED_RATE, FOLLOWER_REPLICATION_THROTTLED_RATE, REPLICA_ALTER_LOG_DIRS_IO_MAX_BYTES_PER_SECOND].map((n) => [n, defineKey(n, 'long', LONG_MAX_TEXT, atLeast(0))]),
+);
 
 /**
  * The dynamic keys this broker applies at run time: the cluster-wide log defaults (every log without its own
- * override takes them at once; the controller reads unclean.leader.election.enable from them). Thread pools,
- * connection limits, listeners, throttles and the rest are refused rather than stored unapplied.
+ * override takes them at once; the controller reads unclean.leader.election.enable from them) and the
+ * replication throttle rates (which, as Kafka's BrokerConfigHandler, take effect from `/config/brokers/<id>`
+ * only). Thread pools, connection limits, listeners and the rest are refused rather than stored unapplied.
  */
-export const APPLIED_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set(DYNAMIC_LOG_CONFIGS);
+export const APPLIED_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([...DYNAMIC_LOG_CONFIGS, ...BROKER_QUOTA_DEFS.keys()]);
+
+/**
+ * A replication throttle rate of a broker's dynamic config (Kafka's BrokerConfigHandler.getOrDefault): its
+ * value in bytes per second, undefined (Long.MAX_VALUE, no throttle) when absent or unusable.
+ */
+export function replicationThrottleRate(props: ReadonlyMap<string, string>, name: string): number | undefined {
+  const text = props.get(name);
+  if (text === undefined) return undefined;
+  const n = Number(text.trim());
+  return text.trim() !== '' && Number.isFinite(n) && n >= 0 && n < LONG_MAX ? n : undefined;
+}
 
 /** DynamicBrokerConfig.brokerConfigSynonyms: a key and the lower-precedence keys that set the same value. */
 export function brokerConfigSynonyms(name: string): string[] {
@@ -109,7 +126,7 @@ export function validateDynamicBrokerKeys(props: ReadonlyMap<string, string>, pe
   const nonDynamic = keys.filter((k) => DEFS.has(k) && !ALL_DYNAMIC_CONFIGS.has(k));
   if (nonDynamic.length > 0) throw new ConfigException(`Cannot update these configs dynamically: ${scalaSet(nonDynamic)}`);
   for (const k of keys) {
-    const def = DEFS.get(k);
+    const def = DEFS.get(k) ?? BROKER_QUOTA_DEFS.get(k);
     if (def !== undefined) parseKey(def, props.get(k));
   }
   if (!perBrokerConfig) {
@@ -118,7 +135,7 @@ export function validateDynamicBrokerKeys(props: ReadonlyMap<string, string>, pe
   }
   const unapplied = keys.filter((k) => !APPLIED_DYNAMIC_CONFIGS.has(k));
   if (unapplied.length > 0) {
-    const what = unapplied.every((k) => BROKER_QUOTA_CONFIGS.includes(k) || DEFS.has(k)) ? 'These dynamic broker configs are not supported by this broker' : 'Unknown dynamic broker configs are not supported by this broker';
+    const what = unapplied.every((k) => DEFS.has(k)) ? 'These dynamic broker configs are not supported by this broker' : 'Unknown dynamic broker configs are not supported by this broker';
     throw new KafkaError('INVALID_CONFIG', `${what}: ${unapplied.join(',')}`);
   }
 }

@@ -16,6 +16,7 @@ import {
 import { COMPRESSION } from './kafka-config-defs';
 import { KafkaConfig } from './kafka-config';
 import { KafkaError } from '../kafka-error';
+import { FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_REPLICAS, throttledReplicaListValidator } from './throttled-replicas';
 
 export type CleanupPolicy = 'delete' | 'compact';
 
@@ -49,6 +50,9 @@ export const LOG_CONFIG_DEFS = [
   k('message.format.version', 'string', '2.8-IV1', matching(/^\d+\.\d+(\.\d+)?(-IV\d+)?$/, 'Not a valid message format version')),
   k('message.timestamp.type', 'string', 'CreateTime', oneOf('CreateTime', 'LogAppendTime')),
   k('message.timestamp.difference.max.ms', 'long', LONG_MAX, atLeast(0)),
+  // KIP-73: the replicas replication throttles apply to, `*` or partition:broker pairs.
+  k(LEADER_THROTTLED_REPLICAS, 'list', '', throttledReplicaListValidator(LEADER_THROTTLED_REPLICAS)),
+  k(FOLLOWER_THROTTLED_REPLICAS, 'list', '', throttledReplicaListValidator(FOLLOWER_THROTTLED_REPLICAS)),
   k('message.downconversion.enable', 'boolean', 'true'),
 ] as const;
 

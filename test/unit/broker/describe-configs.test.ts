@@ -30,6 +30,14 @@ describe('DescribeConfigs sources and synonyms (ZkAdminManager.createTopicConfig
     expect(cleanup).toMatchObject({ value: 'delete', configSource: 5, isDefault: true, configType: 7, synonyms: [{ name: 'log.cleanup.policy', value: 'delete', source: 5 }] });
   });
 
+  it('the throttled-replica lists: topic keys without a broker synonym, empty by default', () => {
+    const d = broker();
+    const overrides = new Map([['leader.replication.throttled.replicas', '0:1,1:2']]);
+    const entries = topicConfigEntries(createLogConfig(d.logDefaults, overrides), overrides, d, true);
+    expect(entries.find((e) => e.name === 'leader.replication.throttled.replicas')).toMatchObject({ value: '0:1,1:2', configSource: 1, configType: 7, synonyms: [{ name: 'leader.replication.throttled.replicas', value: '0:1,1:2', source: 1 }] });
+    expect(entries.find((e) => e.name === 'follower.replication.throttled.replicas')).toMatchObject({ value: '', configSource: 5, isDefault: true, configType: 7, synonyms: [] });
+  });
+
   it('retention.ms set through log.retention.hours only: Kafka drops the leading other-named synonyms', () => {
     const d = broker();
     const entries = topicConfigEntries(createLogConfig(d.logDefaults), new Map(), d, true);

@@ -24,8 +24,7 @@ describe('kafka-reassign-partitions --bootstrap-server (Kafka 2.8 ReassignPartit
     [{ zookeeper: 'z', list: true }, 'Option "[zookeeper]" can\'t be used with action "[list]"'],
     [{ zookeeper: 'z', execute: true, reassignmentJsonFile: 'f', timeout: '10' }, 'Exception in thread "main" java.lang.RuntimeException: You must specify --bootstrap-server when using "[timeout]"'],
     [{ ...bs, execute: true, reassignmentJsonFile: 'f', throttle: 'fast' }, "Exception in thread \"main\" joptsimple.OptionArgumentConversionException: Cannot parse argument 'fast' of option throttle"],
-    [{ ...bs, execute: true, reassignmentJsonFile: 'f', throttle: '1000' }, '--throttle is not supported: kafka-ts has no replication throttling (leader.replication.throttled.rate, follower.replication.throttled.rate)'],
-    [{ ...bs, execute: true, reassignmentJsonFile: 'f', replicaAlterLogDirsThrottle: '0' }, '--replica-alter-log-dirs-throttle is not supported: kafka-ts has no replica log dir moves (replica.alter.log.dirs.io.max.bytes.per.second)'],
+    [{ zookeeper: 'z', execute: true, reassignmentJsonFile: 'f', replicaAlterLogDirsThrottle: '10' }, 'You must specify --bootstrap-server when using "[replica-alter-log-dirs-throttle]"'],
   ])('refuses %j with one line', (o, message) => {
     expect(() => checkReassignArgs(o)).toThrow(message);
   });
@@ -34,8 +33,10 @@ describe('kafka-reassign-partitions --bootstrap-server (Kafka 2.8 ReassignPartit
     expect(checkReassignArgs({ ...bs, list: true })).toBe('list');
     expect(checkReassignArgs({ ...bs, cancel: true, reassignmentJsonFile: 'f', preserveThrottles: true, timeout: '100' })).toBe('cancel');
     expect(checkReassignArgs({ ...bs, execute: true, reassignmentJsonFile: 'f', additional: true, throttle: '-1' })).toBe('execute');
+    expect(checkReassignArgs({ ...bs, execute: true, reassignmentJsonFile: 'f', throttle: '1000', replicaAlterLogDirsThrottle: '0' })).toBe('execute');
     expect(checkReassignArgs({ ...bs, generate: true, topicsToMoveJsonFile: 't', brokerList: '1,2', disableRackAware: true })).toBe('generate');
     expect(checkReassignArgs({ zookeeper: 'z', verify: true, reassignmentJsonFile: 'f' })).toBe('verify');
+    expect(checkReassignArgs({ zookeeper: 'z', execute: true, reassignmentJsonFile: 'f', throttle: '1000' })).toBe('execute');
   });
 
   it('checks an --execute plan as parseExecuteAssignmentArgs does', () => {
@@ -46,7 +47,7 @@ describe('kafka-reassign-partitions --bootstrap-server (Kafka 2.8 ReassignPartit
       'Error: Partition replica lists may not contain duplicate entries: t-0 contains multiple entries for 1,2. t-1 contains multiple entries for 3',
     );
     expect(() => checkExecutePlan([{ topic: 't', partition: 0, replicas: [1, 2], logDirs: ['any'] }])).toThrow('Error: Size of replicas list List(1, 2) is different from size of log dirs list List(any) for partition t-0');
-    expect(() => checkExecutePlan([{ topic: 't', partition: 0, replicas: [1], logDirs: ['/data'] }])).toThrow('moving replicas between log directories is not supported');
+    expect(() => checkExecutePlan([{ topic: 't', partition: 0, replicas: [1], logDirs: ['/data'] }])).not.toThrow();
     expect(() => checkExecutePlan([{ topic: 't', partition: 0, replicas: [1, 2], logDirs: ['any', 'any'] }])).not.toThrow();
   });
 
