@@ -96,7 +96,7 @@ describe('AlterReplicaLogDirs: moving replicas between the two log dirs of broke
     ])).toEqual(['moving-0:0', 'moving-1:0']);
     await waitUntil(
       async () => JSON.stringify(placements(await describe0(), 'moving')) === JSON.stringify([`${other(from0)}|0|false`, `${other(from1)}|1|false`].sort()),
-      { timeoutMs: 40000, message: 'both replicas in their new dir only' },
+      { timeoutMs: 90000, message: 'both replicas in their new dir only' },
     );
     const movedAt = acked.length;
     await waitUntil(() => acked.length >= movedAt + 500, { timeoutMs: 20000, message: 'produce goes on after the swap' });
