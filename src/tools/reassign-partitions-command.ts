@@ -160,13 +160,6 @@ function checkLogDirs(plan: readonly PartitionReassignment[]): void {
   }
 }
 
-/** --cancel of replica log-dir moves (Kafka sends them back to their current dirs) is not kept: refused. */
-function checkNoLogDirMoves(plan: readonly PartitionReassignment[]): void {
-  checkLogDirs(plan);
-  for (const p of plan) {
-    if (p.logDirs?.some((d) => d !== 'any')) throw new CliError(`Error: --cancel of replica log directory moves is not supported by kafka-ts (partition ${tpString(p)} names a log dir other than "any")`);
-  }
-}
 
 function scalaList(values: readonly (number | string)[]): string {
   return `List(${values.join(', ')})`;
@@ -567,10 +560,14 @@ async function verify(admin: ReassignAdmin, o: ReassignOptions, out: (l: string)
   return 0;
 }
 
-/** --cancel: the plan's partitions still being reassigned go back to their original replicas. */
+/**
+ * Kafka's cancelAssignment: the plan's partitions still being reassigned go back to their original replicas, and
+ * the plan's log-dir moves still in progress (a future replica exists) are sent back to their current dirs, which
+ * makes the broker drop the future replica (executeMoves with each replica's current dir as the target).
+ */
 async function cancel(admin: ReassignAdmin, o: ReassignOptions, out: (l: string) => void): Promise<number> {
   const plan = readReassignmentFile(o.reassignmentJsonFile as string);
-  checkNoLogDirMoves(plan);
+  checkLogDirs(plan);
   const targets = plan.map((p) => ({ topic: p.topic, partition: p.partition }));
   const active = (await admin.listReassignments(targets)).filter((r) => r.addingReplicas.length > 0 || r.removingReplicas.length > 0);
   const parts = active.map((r) => ({ topic: r.topic, partition: r.partitionIndex })).sort(compareTp);
@@ -581,7 +578,15 @@ async function cancel(admin: ReassignAdmin, o: ReassignOptions, out: (l: string)
   } else {
     out('None of the specified partition reassignments are active.');
   }
-  out('None of the specified partition moves are active.');
+  // findLogDirMoveStates: only an ActiveMoveState (a future dir, whatever it is) is cancelled.
+  const moves = logDirMoves(plan);
+  const infos = moves.length === 0 ? new Map<string, ReplicaLogDirInfo>() : await admin.describeReplicaLogDirs(moves.map((m) => m.replica));
+  const moving = moves.flatMap(({ replica }) => {
+    const info = infos.get(replicaString(replica));
+    return info !== undefined && info.current !== null && info.future !== null ? [{ replica, logDir: info.current }] : [];
+  });
+  if (moving.length === 0) out('None of the specified partition moves are active.');
+  else await executeMoves(admin, moving, o.timeout === undefined ? 10000 : Number(o.timeout), out);
   if (o.preserveThrottles !== true) await clearAllThrottles(admin, plan, out);
   return 0;
 }

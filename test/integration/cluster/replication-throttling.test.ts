@@ -11,7 +11,7 @@ import { DescribeLogDirsApi } from '../../../src/protocol/apis/describe-log-dirs
 
 const MB = 1024 * 1024;
 
-describe('Replication throttling and kafka-reassign-partitions --throttle, log_dirs and --verify on 3 brokers', () => {
+describe('Replication throttling and kafka-reassign-partitions --throttle, log_dirs, --verify and --cancel on 3 brokers', () => {
   let cluster: TestCluster;
   let kafka: Kafka;
   const dirs = [path.resolve(tmpDir('throttle-dirs-a-')), path.resolve(tmpDir('throttle-dirs-b-'))];
@@ -122,6 +122,49 @@ describe('Replication throttling and kafka-reassign-partitions --throttle, log_d
       client.close();
     }
   }, 120000);
+
+  it('--cancel sends a log_dirs move in progress back to the current dir and clears the throttles', async () => {
+    const client = new NetworkClient({ bootstrapServers: cluster.bootstrap.split(',') });
+    try {
+      await client.refreshMetadata();
+      const dirsOf = async (): Promise<{ current?: string; future?: string }> => {
+        const results = (await client.request(2, DescribeLogDirsApi, { topics: [{ topic: 'dirmove', partitionIndex: [0] }] })).results;
+        const find = (future: boolean): string | undefined => results.find((r) => r.topics.some((t) => t.partitions.some((p) => p.isFutureKey === future)))?.logDir;
+        return { current: find(false), future: find(true) };
+      };
+      const { current: from } = await dirsOf();
+      const to = from === dirs[0] ? dirs[1] : dirs[0];
+      const plan = planFile({ version: 1, partitions: [{ topic: 'dirmove', partition: 0, replicas: [2], log_dirs: [to] }] });
+      // 3 MB at 100 kB/s: the move is still going when --cancel comes.
+      const rate = 'replica.alter.log.dirs.io.max.bytes.per.second=100000';
+      const configs = (args: string[]): ReturnType<typeof runTool> => runTool('kafka-configs', ['--bootstrap-server', cluster.bootstrap, '--entity-type', 'brokers', '--entity-name', '2', ...args]);
+      expect((await configs(['--alter', '--add-config', rate])).code).toBe(0);
+      await waitUntil(async () => (await configs(['--describe'])).output.includes('replica.alter.log.dirs.io.max.bytes.per.second='), { timeoutMs: 20000, message: 'broker 2 applying the log-dir throttle' });
+      const run = await tool(['--execute', '--reassignment-json-file', plan, '--replica-alter-log-dirs-throttle', '100000']);
+      expect(run.output).toContain('Successfully started log directory move for: dirmove-0-2');
+      expect(await dirsOf()).toEqual({ current: from, future: to });
+
+      const cancelled = await tool(['--cancel', '--reassignment-json-file', plan]);
+      expect(cancelled.code).toBe(0);
+      expect(cancelled.output).toContain(
+        [
+          'None of the specified partition reassignments are active.',
+          'Successfully started log directory move for: dirmove-0-2',
+          'Clearing broker-level throttles on brokers 0,1,2',
+          'Clearing topic-level throttles on topic dirmove',
+        ].join('\n'),
+      );
+      expect(await dirsOf()).toEqual({ current: from, future: undefined });
+      expect(await config('brokers/2')).toEqual({});
+      // Kafka's CancelledMoveState: --verify reports the move as not happening, and a second --cancel finds none.
+      const verified = await tool(['--verify', '--reassignment-json-file', plan, '--preserve-throttles']);
+      expect(verified.output).toContain(`Partition dirmove-0 on broker 2 is not being moved from log dir ${from} to ${to}.`);
+      const again = await tool(['--cancel', '--reassignment-json-file', plan, '--preserve-throttles']);
+      expect(again.output).toContain('None of the specified partition reassignments are active.\nNone of the specified partition moves are active.');
+    } finally {
+      client.close();
+    }
+  }, 90000);
 
   it('sets and clears the same throttles through the --zookeeper form', async () => {
     const plan = planFile({ version: 1, partitions: [{ topic: 'zkform', partition: 0, replicas: [1, 2] }] });
