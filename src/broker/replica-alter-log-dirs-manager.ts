@@ -180,10 +180,10 @@ export class ReplicaAlterLogDirsManager {
     if (current === undefined || future === undefined || current.isOffline || future.isOffline) return 'gone';
     const copied = await copyToFutureLog(current, future, this.settings.maxBytes);
     if (copied > 0) this.settings.quota?.record(copied);
-    // A copy that read less than it could reached the current log's end as it was then: the swap, which holds
-    // appends, copies what came since. Waiting for the ends to be equal between two appends (Kafka's own test,
-    // cheap for its fast mover) could starve here under a steady produce on a loaded host.
-    if (future.logEndOffset === current.logEndOffset || (copied > 0 && copied < this.settings.maxBytes)) return 'caught-up';
+    // Within one step of the current log's end, the swap (which holds appends) copies the rest. Waiting for the
+    // ends to be equal between two appends (Kafka's own test, cheap for its fast mover) could starve here under a
+    // steady produce on a loaded host.
+    if (future.logEndOffset === current.logEndOffset || (copied > 0 && current.size - future.size <= this.settings.maxBytes)) return 'caught-up';
     return copied > 0 ? 'copied' : 'idle';
   }
 }
