@@ -16,13 +16,16 @@ function javaHashCode(s: string): number {
 /**
  * This broker's fetchers (Kafka's ReplicaFetcherManager/AbstractFetcherManager): num.replica.fetchers per
  * source broker, a partition always on fetcher `abs(31 * topic.hashCode + partition) % num.replica.fetchers`
- * of its leader. Fetchers left without partitions are shut down.
+ * of its leader. Fetchers left without partitions are shut down. The count can change at run time
+ * (resizeThreadPool).
  */
 export class ReplicaFetcherManager {
   private readonly fetchers = new Map<string, ReplicaFetcherThread>();
   /** tp string -> the fetcher that follows it. */
   private readonly assigned = new Map<string, ReplicaFetcherThread>();
   private readonly logger: Logger;
+  /** num.replica.fetchers now (dynamic: resizeThreadPool changes it). */
+  private numFetchersPerBroker: number;
 
   constructor(
     private readonly config: ReplicaFetcherConfig,
@@ -32,12 +35,38 @@ export class ReplicaFetcherManager {
     private readonly quota: ReplicaQuota | undefined = undefined,
   ) {
     this.logger = getLogger('kafka.server.ReplicaFetcherManager', `[ReplicaFetcherManager on broker ${config.brokerId}] `);
+    this.numFetchersPerBroker = config.numReplicaFetchers;
+  }
+
+  get numFetchers(): number {
+    return this.numFetchersPerBroker;
+  }
+
+  /**
+   * Dynamic num.replica.fetchers (Kafka's AbstractFetcherManager.resizeThreadPool): every followed partition is
+   * taken off its fetcher and added again where its hash now points, from the offset and epoch it had reached,
+   * so that hash-based placement stays as a fresh start would make it; fetchers left empty shut down.
+   */
+  async resizeThreadPool(newSize: number): Promise<void> {
+    const currentSize = this.numFetchersPerBroker;
+    this.logger.info(`Resizing fetcher thread pool size from ${currentSize} to ${newSize}`);
+    this.numFetchersPerBroker = newSize;
+    if (newSize !== currentSize) {
+      const states: InitialFetchState[] = [];
+      for (const fetcher of [...this.fetchers.values()]) {
+        const taken = await fetcher.takeAllPartitions();
+        for (const s of taken) if (this.assigned.get(tpString(s.tp)) === fetcher) this.assigned.delete(tpString(s.tp));
+        states.push(...taken);
+      }
+      await this.addFetcherForPartitions(states);
+    }
+    await this.shutdownIdleFetcherThreads();
   }
 
   fetcherId(tp: TopicPartition): number {
     const h = (Math.imul(31, javaHashCode(tp.topic)) + tp.partition) | 0;
     // Kafka's Utils.abs: Integer.MIN_VALUE maps to 0.
-    return (h === -2147483648 ? 0 : Math.abs(h)) % this.config.numReplicaFetchers;
+    return (h === -2147483648 ? 0 : Math.abs(h)) % this.numFetchersPerBroker;
   }
 
   /** The leader a partition is being fetched from, if any (for tests and metrics). */
