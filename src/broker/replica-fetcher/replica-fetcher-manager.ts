@@ -74,6 +74,16 @@ export class ReplicaFetcherManager {
     return this.assigned.get(tpString(tp))?.leader.id;
   }
 
+  /** The id of the fetcher following a partition, if any (for tests and metrics). */
+  assignedFetcherId(tp: TopicPartition): number | undefined {
+    return this.assigned.get(tpString(tp))?.fetcherId;
+  }
+
+  /** How many fetchers run (for tests and metrics). */
+  get fetcherCount(): number {
+    return this.fetchers.size;
+  }
+
   /** Where a followed partition's fetcher is (leader, epoch, fetch offset), to pause and resume it around a log swap. */
   fetchStateFor(tp: TopicPartition): InitialFetchState | undefined {
     return this.assigned.get(tpString(tp))?.partitionStates().find((s) => tpString(s.tp) === tpString(tp));
