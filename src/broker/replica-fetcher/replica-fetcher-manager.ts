@@ -1,4 +1,5 @@
 import { Clock, SYSTEM_CLOCK } from '../../common/time';
+import { SerialQueue } from '../../common/serial-queue';
 import { getLogger, Logger } from '../../common/logging/logging';
 import { TopicPartition, tpString } from '../../common/topic-partition';
 import { Log } from '../../log/log';
@@ -24,6 +25,9 @@ export class ReplicaFetcherManager {
   /** tp string -> the fetcher that follows it. */
   private readonly assigned = new Map<string, ReplicaFetcherThread>();
   private readonly logger: Logger;
+  /** Adds, removals and resizes one at a time (Kafka's AbstractFetcherManager lock), so a resize moving the
+   * partitions never re-adds one a LeaderAndIsr removed meanwhile. */
+  private readonly lock = new SerialQueue();
   /** num.replica.fetchers now (dynamic: resizeThreadPool changes it). */
   private numFetchersPerBroker: number;
 
@@ -47,7 +51,11 @@ export class ReplicaFetcherManager {
    * taken off its fetcher and added again where its hash now points, from the offset and epoch it had reached,
    * so that hash-based placement stays as a fresh start would make it; fetchers left empty shut down.
    */
-  async resizeThreadPool(newSize: number): Promise<void> {
+  resizeThreadPool(newSize: number): Promise<void> {
+    return this.lock.run(() => this.resize(newSize));
+  }
+
+  private async resize(newSize: number): Promise<void> {
     const currentSize = this.numFetchersPerBroker;
     this.logger.info(`Resizing fetcher thread pool size from ${currentSize} to ${newSize}`);
     this.numFetchersPerBroker = newSize;
@@ -58,7 +66,7 @@ export class ReplicaFetcherManager {
         for (const s of taken) if (this.assigned.get(tpString(s.tp)) === fetcher) this.assigned.delete(tpString(s.tp));
         states.push(...taken);
       }
-      await this.addFetcherForPartitions(states);
+      await this.addFetchers(states);
     }
     await this.shutdownIdleFetcherThreads();
   }
@@ -89,7 +97,11 @@ export class ReplicaFetcherManager {
     return this.assigned.get(tpString(tp))?.partitionStates().find((s) => tpString(s.tp) === tpString(tp));
   }
 
-  async addFetcherForPartitions(states: readonly InitialFetchState[]): Promise<void> {
+  addFetcherForPartitions(states: readonly InitialFetchState[]): Promise<void> {
+    return this.lock.run(() => this.addFetchers(states));
+  }
+
+  private async addFetchers(states: readonly InitialFetchState[]): Promise<void> {
     await this.detach(states.map((s) => s.tp));
     const byFetcher = new Map<ReplicaFetcherThread, InitialFetchState[]>();
     for (const s of states) {
@@ -108,7 +120,11 @@ export class ReplicaFetcherManager {
   }
 
   /** Stops fetching `tps`; resolves once their fetchers no longer touch their logs. */
-  async removeFetcherForPartitions(tps: readonly TopicPartition[]): Promise<void> {
+  removeFetcherForPartitions(tps: readonly TopicPartition[]): Promise<void> {
+    return this.lock.run(() => this.removeFetchers(tps));
+  }
+
+  private async removeFetchers(tps: readonly TopicPartition[]): Promise<void> {
     await this.detach(tps);
     if (tps.length > 0) this.logger.info(`Removed fetcher for partitions Set(${tps.map(tpString).join(', ')})`);
     await this.shutdownIdleFetcherThreads();
