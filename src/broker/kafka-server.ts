@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { EndPoint } from '../common/config/end-point';
 import { KafkaConfig } from '../common/config/kafka-config';
+import type { BrokerConfigKey } from '../common/config/kafka-config-defs';
 import { getLogger, Logger } from '../common/logging/logging';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ClusterZk } from '../zk/cluster-zk';
@@ -16,7 +17,7 @@ import { LogManager } from '../log/log-manager';
 import { logManagerConfigFrom } from '../log/log-manager-config';
 import { isIoError, isLogDirFailure } from '../log/log-dir-failure-channel';
 import { createLogConfig } from '../common/config/log-config';
-import { DynamicBrokerConfig } from '../common/config/dynamic-broker-config';
+import { CONNECTION_QUOTA_CONFIGS, DynamicBrokerConfig, LOG_CLEANER_CONFIGS } from '../common/config/dynamic-broker-config';
 import { ControllerChannelManager, KafkaController } from '../controller';
 import { AdminZk } from '../zk/admin-zk';
 import { SocketServer } from './network/socket-server';
@@ -132,7 +133,8 @@ export class KafkaServer {
     // One object, updated in place by dynamic broker configs: every holder sees the new log defaults.
     const brokerDefaults = dynamicBrokerConfig.logDefaults;
     const logManager = new LogManager({
-      config: logManagerConfigFrom(this.config),
+      // The dynamic config read just above (log.cleaner.backoff.ms may be set there).
+      config: logManagerConfigFrom(dynamicBrokerConfig.current),
       defaultConfig: createLogConfig(brokerDefaults),
       clock,
       scheduler,
@@ -162,7 +164,7 @@ export class KafkaServer {
         zk,
         scheduler,
         replicaLagTimeMaxMs: this.config.get('replica.lag.time.max.ms'),
-        fetcher: replicaFetcherConfigFrom(this.brokerId, this.config),
+        fetcher: replicaFetcherConfigFrom(this.brokerId, dynamicBrokerConfig.current),
         interBrokerListenerName: this.config.interBrokerListenerName,
       },
     });
@@ -220,10 +222,35 @@ export class KafkaServer {
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
       dynamicBrokerConfig,
     });
-    const socketServer = new SocketServer(socketServerOptions(this.config, clock), new RequestDispatcher(apis));
+    const socketServer = new SocketServer(socketServerOptions(dynamicBrokerConfig.current, clock), new RequestDispatcher(apis));
     await socketServer.startup();
     this.socketServer = socketServer;
     this.shutdownHooks.push(() => socketServer.shutdown());
+    this.applyDynamicReconfigurations(dynamicBrokerConfig, socketServer, replicaManager, logManager);
+  }
+
+  /**
+   * Kafka's reconfigurables that this broker has: on each dynamic broker config change, the socket server's
+   * connection limits (DynamicConnectionQuota), the replica fetcher pool (DynamicThreadPool's
+   * num.replica.fetchers) and the log cleaner (LogCleaner.reconfigure) take the keys that changed.
+   */
+  private applyDynamicReconfigurations(dynamic: DynamicBrokerConfig, socketServer: SocketServer, replicaManager: ReplicaManager, logManager: LogManager): void {
+    const log = getLogger('kafka.server.DynamicBrokerConfig');
+    let previous = dynamic.current;
+    dynamic.onChange((config) => {
+      const old = previous;
+      previous = config;
+      const changed = (keys: readonly BrokerConfigKey[]): boolean => keys.some((k) => String(old.get(k)) !== String(config.get(k)));
+      if (changed(CONNECTION_QUOTA_CONFIGS)) {
+        socketServer
+          .reconfigureConnectionLimits({ maxConnections: config.get('max.connections'), maxConnectionsPerIp: config.get('max.connections.per.ip'), maxConnectionsPerIpOverrides: config.maxConnectionsPerIpOverrides })
+          .catch((err: unknown) => log.error('Failed to update the connection limits', err));
+      }
+      if (config.get('num.replica.fetchers') !== old.get('num.replica.fetchers')) {
+        replicaManager.fetcherManager?.resizeThreadPool(config.get('num.replica.fetchers')).catch((err: unknown) => log.error('Failed to resize the replica fetcher pool', err));
+      }
+      if (changed(LOG_CLEANER_CONFIGS)) logManager.reconfigureCleaner(config.get('log.cleaner.backoff.ms'));
+    });
   }
 
   private async initZkClient(): Promise<void> {

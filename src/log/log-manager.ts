@@ -75,6 +75,12 @@ export class LogManager {
   private readonly cleanerManagerLogger = getLogger('kafka.log.LogCleanerManager');
   private readonly topicConfigs: Map<string, LogConfig>;
   private readonly tasks: ScheduledTask[] = [];
+  /** The `kafka-log-cleaner` task, rescheduled when the cleaner is reconfigured. */
+  private cleanerTask: ScheduledTask | undefined;
+  /** log.cleaner.backoff.ms now (dynamic). */
+  private cleanerBackoffMs: number;
+  /** The periodic tasks are scheduled (between startup and shutdown). */
+  private cleanerRunning = false;
   /** Kafka's _liveLogDirs: configured dirs not yet handled as failed (a failed one may still be here until then). */
   private readonly liveDirs: Set<string>;
   private readonly initialOfflineDirs: Set<string>;
@@ -87,6 +93,7 @@ export class LogManager {
     this.topicConfigs = new Map(p.topicConfigs ?? []);
     this.defaultConfigValue = p.defaultConfig;
     this.liveDirs = new Set(p.config.logDirs.map((d) => path.resolve(d)));
+    this.cleanerBackoffMs = p.config.cleanerBackoffMs;
     this.initialOfflineDirs = new Set((p.initialOfflineDirs ?? []).map((d) => path.resolve(d)));
     this.cleaner = new LogCleaner(p.clock);
     this.failureChannel.onFailure((dir) => this.markLogDirOffline(dir));
@@ -450,6 +457,7 @@ export class LogManager {
    */
   async shutdown(): Promise<void> {
     this.logger.info('Shutting down.');
+    this.cleanerRunning = false;
     for (const t of this.tasks.splice(0)) t.cancel();
     for (const dir of this.liveLogDirs()) {
       const logs = this.logsByDir(dir);
@@ -537,6 +545,31 @@ export class LogManager {
     }
   }
 
+  private startCleaner(delayMs: number): void {
+    if (!this.p.config.cleanerEnable) return;
+    this.cleanerTask = this.p.scheduler.schedule('kafka-log-cleaner', () => this.cleanDirtiestLog().then(() => undefined), delayMs, this.cleanerBackoffMs);
+    this.tasks.push(this.cleanerTask);
+  }
+
+  /**
+   * The cleaner's dynamic keys changed (Kafka's LogCleaner.reconfigure: the cleaner threads are stopped and
+   * started again with the new config). This cleaner uses log.cleaner.backoff.ms, its pause between passes;
+   * the other keys (threads, dedupe buffer, I/O buffer and rate) size nothing here.
+   */
+  reconfigureCleaner(backoffMs: number): void {
+    if (!this.p.config.cleanerEnable) return;
+    this.cleanerBackoffMs = backoffMs;
+    if (!this.cleanerRunning) return;
+    this.logger.info('Shutting down the log cleaner.');
+    const old = this.cleanerTask;
+    if (old !== undefined) {
+      old.cancel();
+      this.tasks.splice(this.tasks.indexOf(old), 1);
+    }
+    this.logger.info('Starting the log cleaner');
+    this.startCleaner(backoffMs);
+  }
+
   private scheduleTasks(): void {
     const c = this.p.config;
     const s = this.p.scheduler;
@@ -547,7 +580,8 @@ export class LogManager {
     this.tasks.push(s.schedule('kafka-log-flusher', () => this.flushDirtyLogs(), delay, c.flushCheckIntervalMs));
     this.tasks.push(s.schedule('kafka-recovery-point-checkpoint', () => this.checkpointRecoveryOffsets(), delay, c.flushRecoveryOffsetCheckpointIntervalMs));
     this.tasks.push(s.schedule('kafka-log-start-offset-checkpoint', () => this.checkpointLogStartOffsets(), delay, c.flushStartOffsetCheckpointIntervalMs));
-    if (c.cleanerEnable) this.tasks.push(s.schedule('kafka-log-cleaner', () => this.cleanDirtiestLog().then(() => undefined), delay, c.cleanerBackoffMs));
+    this.cleanerRunning = true;
+    this.startCleaner(delay);
     this.tasks.push(s.schedule('highwatermark-checkpoint', () => this.checkpointHighWatermarks(), c.highWatermarkCheckpointIntervalMs, c.highWatermarkCheckpointIntervalMs));
   }
 

@@ -34,9 +34,17 @@ export class ConnectionQuotas {
   private readonly recent: number[] = [];
 
   constructor(
-    private readonly config: ConnectionQuotaConfig,
+    private config: ConnectionQuotaConfig,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * Dynamic max.connections / max.connections.per.ip / overrides (Kafka's updateMaxConnectionsPerIp and friends):
+   * new connections are judged on the new limits; open ones are kept, even above them.
+   */
+  updateLimits(limits: Pick<ConnectionQuotaConfig, 'maxConnections' | 'maxConnectionsPerIp' | 'maxConnectionsPerIpOverrides'>): void {
+    this.config = { ...this.config, ...limits };
+  }
 
   get connectionCount(): number {
     return this.total;

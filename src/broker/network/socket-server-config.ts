@@ -4,7 +4,8 @@ import { SocketServerOptions } from './socket-server';
 
 /**
  * The slice of the broker config the socket server uses (Kafka's SocketServer reads the same keys).
- * num.network.threads / num.io.threads are accepted by the config but do not apply (see SocketServer).
+ * num.network.threads / num.io.threads are accepted by the config (statically and dynamically, and reported by
+ * DescribeConfigs) but do not apply (see SocketServer). The connection limits may change later (reconfigureConnectionLimits).
  */
 export function socketServerOptions(config: KafkaConfig, clock?: Clock): SocketServerOptions {
   return {

@@ -59,7 +59,8 @@ const EMFILE_BACKOFF_MS = 1000;
 /**
  * Kafka's SocketServer: one acceptor per listener, the connection quotas and the request channel. Node runs on
  * one event loop, so num.network.threads and num.io.threads do not apply: socket reads/writes are asynchronous in
- * libuv and request handling runs on the loop. Only PLAINTEXT listeners exist.
+ * libuv and request handling runs on the loop (both stay settable, dynamically too, and are only reported). Only
+ * PLAINTEXT listeners exist. The connection limits can change at run time (reconfigureConnectionLimits).
  *
  * A new connection that breaks max.connections, max.connections.per.ip (or its override) or
  * max.connection.creation.rate is closed at accept, logged once per interval rather than once per connection.
@@ -180,6 +181,16 @@ export class SocketServer {
       );
     }, EMFILE_BACKOFF_MS);
     this.retries.add(timer);
+  }
+
+  /**
+   * The connection limits changed (dynamic max.connections, max.connections.per.ip or its overrides): they apply
+   * to the connections accepted from now on; Kafka does not close the ones already open.
+   */
+  async reconfigureConnectionLimits(limits: { maxConnections: number; maxConnectionsPerIp: number; maxConnectionsPerIpOverrides: ReadonlyMap<string, number> }): Promise<void> {
+    const overrides = await resolveOverrides(limits.maxConnectionsPerIpOverrides);
+    this.quotas?.updateLimits({ maxConnections: limits.maxConnections, maxConnectionsPerIp: limits.maxConnectionsPerIp, maxConnectionsPerIpOverrides: overrides });
+    this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Updated connection limits: max.connections=${limits.maxConnections}, max.connections.per.ip=${limits.maxConnectionsPerIp}, max.connections.per.ip.overrides=${[...limits.maxConnectionsPerIpOverrides].map(([h, n]) => `${h}:${n}`).join(',')}`);
   }
 
   /** The listeners with their real ports (port 0 replaced by the ephemeral port). */

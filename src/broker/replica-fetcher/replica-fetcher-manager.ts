@@ -1,4 +1,5 @@
 import { Clock, SYSTEM_CLOCK } from '../../common/time';
+import { SerialQueue } from '../../common/serial-queue';
 import { getLogger, Logger } from '../../common/logging/logging';
 import { TopicPartition, tpString } from '../../common/topic-partition';
 import { Log } from '../../log/log';
@@ -16,13 +17,19 @@ function javaHashCode(s: string): number {
 /**
  * This broker's fetchers (Kafka's ReplicaFetcherManager/AbstractFetcherManager): num.replica.fetchers per
  * source broker, a partition always on fetcher `abs(31 * topic.hashCode + partition) % num.replica.fetchers`
- * of its leader. Fetchers left without partitions are shut down.
+ * of its leader. Fetchers left without partitions are shut down. The count can change at run time
+ * (resizeThreadPool).
  */
 export class ReplicaFetcherManager {
   private readonly fetchers = new Map<string, ReplicaFetcherThread>();
   /** tp string -> the fetcher that follows it. */
   private readonly assigned = new Map<string, ReplicaFetcherThread>();
   private readonly logger: Logger;
+  /** Adds, removals and resizes one at a time (Kafka's AbstractFetcherManager lock), so a resize moving the
+   * partitions never re-adds one a LeaderAndIsr removed meanwhile. */
+  private readonly lock = new SerialQueue();
+  /** num.replica.fetchers now (dynamic: resizeThreadPool changes it). */
+  private numFetchersPerBroker: number;
 
   constructor(
     private readonly config: ReplicaFetcherConfig,
@@ -32,12 +39,42 @@ export class ReplicaFetcherManager {
     private readonly quota: ReplicaQuota | undefined = undefined,
   ) {
     this.logger = getLogger('kafka.server.ReplicaFetcherManager', `[ReplicaFetcherManager on broker ${config.brokerId}] `);
+    this.numFetchersPerBroker = config.numReplicaFetchers;
+  }
+
+  get numFetchers(): number {
+    return this.numFetchersPerBroker;
+  }
+
+  /**
+   * Dynamic num.replica.fetchers (Kafka's AbstractFetcherManager.resizeThreadPool): every followed partition is
+   * taken off its fetcher and added again where its hash now points, from the offset and epoch it had reached,
+   * so that hash-based placement stays as a fresh start would make it; fetchers left empty shut down.
+   */
+  resizeThreadPool(newSize: number): Promise<void> {
+    return this.lock.run(() => this.resize(newSize));
+  }
+
+  private async resize(newSize: number): Promise<void> {
+    const currentSize = this.numFetchersPerBroker;
+    this.logger.info(`Resizing fetcher thread pool size from ${currentSize} to ${newSize}`);
+    this.numFetchersPerBroker = newSize;
+    if (newSize !== currentSize) {
+      const states: InitialFetchState[] = [];
+      for (const fetcher of [...this.fetchers.values()]) {
+        const taken = await fetcher.takeAllPartitions();
+        for (const s of taken) if (this.assigned.get(tpString(s.tp)) === fetcher) this.assigned.delete(tpString(s.tp));
+        states.push(...taken);
+      }
+      await this.addFetchers(states);
+    }
+    await this.shutdownIdleFetcherThreads();
   }
 
   fetcherId(tp: TopicPartition): number {
     const h = (Math.imul(31, javaHashCode(tp.topic)) + tp.partition) | 0;
     // Kafka's Utils.abs: Integer.MIN_VALUE maps to 0.
-    return (h === -2147483648 ? 0 : Math.abs(h)) % this.config.numReplicaFetchers;
+    return (h === -2147483648 ? 0 : Math.abs(h)) % this.numFetchersPerBroker;
   }
 
   /** The leader a partition is being fetched from, if any (for tests and metrics). */
@@ -45,12 +82,26 @@ export class ReplicaFetcherManager {
     return this.assigned.get(tpString(tp))?.leader.id;
   }
 
+  /** The id of the fetcher following a partition, if any (for tests and metrics). */
+  assignedFetcherId(tp: TopicPartition): number | undefined {
+    return this.assigned.get(tpString(tp))?.fetcherId;
+  }
+
+  /** How many fetchers run (for tests and metrics). */
+  get fetcherCount(): number {
+    return this.fetchers.size;
+  }
+
   /** Where a followed partition's fetcher is (leader, epoch, fetch offset), to pause and resume it around a log swap. */
   fetchStateFor(tp: TopicPartition): InitialFetchState | undefined {
     return this.assigned.get(tpString(tp))?.partitionStates().find((s) => tpString(s.tp) === tpString(tp));
   }
 
-  async addFetcherForPartitions(states: readonly InitialFetchState[]): Promise<void> {
+  addFetcherForPartitions(states: readonly InitialFetchState[]): Promise<void> {
+    return this.lock.run(() => this.addFetchers(states));
+  }
+
+  private async addFetchers(states: readonly InitialFetchState[]): Promise<void> {
     await this.detach(states.map((s) => s.tp));
     const byFetcher = new Map<ReplicaFetcherThread, InitialFetchState[]>();
     for (const s of states) {
@@ -69,7 +120,11 @@ export class ReplicaFetcherManager {
   }
 
   /** Stops fetching `tps`; resolves once their fetchers no longer touch their logs. */
-  async removeFetcherForPartitions(tps: readonly TopicPartition[]): Promise<void> {
+  removeFetcherForPartitions(tps: readonly TopicPartition[]): Promise<void> {
+    return this.lock.run(() => this.removeFetchers(tps));
+  }
+
+  private async removeFetchers(tps: readonly TopicPartition[]): Promise<void> {
     await this.detach(tps);
     if (tps.length > 0) this.logger.info(`Removed fetcher for partitions Set(${tps.map(tpString).join(', ')})`);
     await this.shutdownIdleFetcherThreads();

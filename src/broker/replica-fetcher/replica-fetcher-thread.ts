@@ -122,6 +122,17 @@ export class ReplicaFetcherThread {
     return [...this.partitions.values()].map((s) => ({ tp: s.tp, leader: this.leader, currentLeaderEpoch: s.currentLeaderEpoch, initOffset: s.fetchOffset }));
   }
 
+  /**
+   * Stops following every partition and says where each one had got to, read once no log change is in progress
+   * (so the offsets are the ones the logs have), for the fetcher pool to hand them to other fetchers.
+   */
+  async takeAllPartitions(): Promise<InitialFetchState[]> {
+    const held = [...this.partitions.values()];
+    this.partitions.clear();
+    await this.processing.whenIdle();
+    return held.map((s) => ({ tp: s.tp, leader: this.leader, currentLeaderEpoch: s.currentLeaderEpoch, initOffset: s.fetchOffset }));
+  }
+
   /** Stops following `tps`; resolves once no log change of this fetcher is in progress. */
   async removePartitions(tps: readonly TopicPartition[]): Promise<void> {
     for (const tp of tps) this.partitions.delete(tpString(tp));

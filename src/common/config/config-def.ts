@@ -50,8 +50,9 @@ export function defineKey<N extends string, T extends ConfigType, D extends Defa
 }
 
 export class ConfigException extends Error {
-  constructor(message: string) {
-    super(message);
+  /** `cause`: the exception a wrapping one (DynamicBrokerConfig's "Invalid dynamic configuration") stands for. */
+  constructor(message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'ConfigException';
   }
 }

@@ -51,15 +51,24 @@ const DYNAMIC_LISTENER_CONFIGS = [
   'sasl.login.refresh.window.factor', 'sasl.login.refresh.window.jitter', 'sasl.login.refresh.min.period.seconds',
   'sasl.login.refresh.buffer.seconds', 'max.connections', 'max.connection.creation.rate',
 ];
+/** DynamicThreadPool.ReconfigurableConfigs, with SocketServer's num.network.threads (validated the same way). */
+export const THREAD_POOL_CONFIGS = ['num.io.threads', 'num.network.threads', 'num.replica.fetchers', 'num.recovery.threads.per.data.dir', 'background.threads'] as const;
+/** LogCleaner.ReconfigurableConfigs. */
+export const LOG_CLEANER_CONFIGS = [
+  'log.cleaner.threads', 'log.cleaner.dedupe.buffer.size', 'log.cleaner.io.buffer.load.factor', 'log.cleaner.io.buffer.size',
+  'log.cleaner.io.max.bytes.per.second', 'log.cleaner.backoff.ms',
+] as const;
+/** The socket server's connection limits (SocketServer / DynamicConnectionQuota reconfigurable configs). */
+export const CONNECTION_QUOTA_CONFIGS = ['max.connections', 'max.connections.per.ip', 'max.connections.per.ip.overrides'] as const;
+
 /** DynamicBrokerConfig.AllDynamicConfigs (2.8): the KafkaConfig keys a broker may take at run time. */
 export const ALL_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
   ...DYNAMIC_SECURITY_CONFIGS,
   // LogCleaner.ReconfigurableConfigs
-  'log.cleaner.threads', 'log.cleaner.dedupe.buffer.size', 'log.cleaner.io.buffer.load.factor', 'log.cleaner.io.buffer.size',
-  'log.cleaner.io.max.bytes.per.second', 'log.cleaner.backoff.ms',
+  ...LOG_CLEANER_CONFIGS,
   ...DYNAMIC_LOG_CONFIGS,
-  // DynamicThreadPool.ReconfigurableConfigs
-  'num.io.threads', 'num.network.threads', 'num.replica.fetchers', 'num.recovery.threads.per.data.dir', 'background.threads',
+  // DynamicThreadPool.ReconfigurableConfigs (and SocketServer's num.network.threads)
+  ...THREAD_POOL_CONFIGS,
   ...DYNAMIC_LISTENER_CONFIGS,
   // SocketServer.ReconfigurableConfigs and DynamicMetricsReporters
   'max.connections.per.ip', 'max.connections.per.ip.overrides', 'metric.reporters',
@@ -78,11 +87,53 @@ const BROKER_QUOTA_DEFS = new Map<string, ConfigKey>(
 
 /**
  * The dynamic keys this broker applies at run time: the cluster-wide log defaults (every log without its own
- * override takes them at once; the controller reads unclean.leader.election.enable from them) and the
- * replication throttle rates (which, as Kafka's BrokerConfigHandler, take effect from `/config/brokers/<id>`
- * only). Thread pools, connection limits, listeners and the rest are refused rather than stored unapplied.
+ * override takes them at once; the controller reads unclean.leader.election.enable from them), the replication
+ * throttle rates (which, as Kafka's BrokerConfigHandler, take effect from `/config/brokers/<id>` only), the
+ * connection limits (new connections see them at once, open ones stay), num.replica.fetchers (the fetchers are
+ * re-partitioned) and the log cleaner's keys (the cleaner restarts with them). num.io.threads,
+ * num.network.threads, num.recovery.threads.per.data.dir and background.threads size no pool here (Node runs one
+ * event loop): they are validated as Kafka's thread pools are, stored and reported by DescribeConfigs.
+ * Listeners, SSL/SASL, max.connection.creation.rate and metric.reporters are refused rather than stored unapplied.
  */
-export const APPLIED_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([...DYNAMIC_LOG_CONFIGS, ...BROKER_QUOTA_DEFS.keys()]);
+export const APPLIED_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
+  ...DYNAMIC_LOG_CONFIGS,
+  ...BROKER_QUOTA_DEFS.keys(),
+  ...THREAD_POOL_CONFIGS,
+  ...LOG_CLEANER_CONFIGS,
+  ...CONNECTION_QUOTA_CONFIGS,
+]);
+
+/** The change of a thread count Kafka allows (DynamicThreadPool / SocketServer.validateReconfiguration). */
+function validateThreadCount(name: string, oldValue: number, newValue: number): void {
+  if (newValue === oldValue) return;
+  const errorMsg = `Dynamic thread count update validation failed for ${name}=${newValue}`;
+  if (newValue <= 0) throw new ConfigException(`${errorMsg}, value should be at least 1`);
+  // Scala's Int division.
+  if (newValue < Math.trunc(oldValue / 2)) throw new ConfigException(`${errorMsg}, value should be at least half the current value ${oldValue}`);
+  if (newValue > oldValue * 2) throw new ConfigException(`${errorMsg}, value should not be greater than double the current value ${oldValue}`);
+}
+
+/**
+ * The reconfigurables' validateReconfiguration of DynamicBrokerConfig.processReconfiguration, from the current
+ * config to the new one: thread counts within half and double of the current value (at least 1), and, when a
+ * cleaner key changes and the cleaner runs, log.cleaner.threads the same way (LogCleaner's messages). As Kafka
+ * does, the failure reaches the client as ConfigException("Invalid dynamic configuration"), its cause logged.
+ */
+export function validateReconfiguration(current: KafkaConfig, next: KafkaConfig): void {
+  try {
+    for (const name of THREAD_POOL_CONFIGS) validateThreadCount(name, current.get(name), next.get(name));
+    const cleanerChanged = LOG_CLEANER_CONFIGS.some((k) => String(current.get(k)) !== String(next.get(k)));
+    if (cleanerChanged && current.get('log.cleaner.enable')) {
+      const numThreads = next.get('log.cleaner.threads');
+      const currentThreads = current.get('log.cleaner.threads');
+      if (numThreads < 1) throw new ConfigException('Log cleaner threads should be at least 1');
+      if (numThreads < Math.trunc(currentThreads / 2)) throw new ConfigException(`Log cleaner threads cannot be reduced to less than half the current value ${currentThreads}`);
+      if (numThreads > currentThreads * 2) throw new ConfigException(`Log cleaner threads cannot be increased to more than double the current value ${currentThreads}`);
+    }
+  } catch (e) {
+    throw new ConfigException('Invalid dynamic configuration', e);
+  }
+}
 
 /**
  * A replication throttle rate of a broker's dynamic config (Kafka's BrokerConfigHandler.getOrDefault): its
@@ -197,12 +248,14 @@ export class DynamicBrokerConfig {
   /**
    * DynamicBrokerConfig.validate: a non-dynamic key, a value of the wrong type or a per-broker key at the
    * default throw ConfigException (the handlers' INVALID_REQUEST, Kafka's messages); a key this broker does not
-   * apply is INVALID_CONFIG; finally the merged configuration must build as a whole.
+   * apply is INVALID_CONFIG; finally the merged configuration must build as a whole and pass the reconfigurables'
+   * checks (thread counts, cleaner threads).
    */
   validate(props: ReadonlyMap<string, string>, perBrokerConfig: boolean): void {
     validateDynamicBrokerKeys(props, perBrokerConfig);
     const merged = perBrokerConfig ? this.merge(this.dynamicDefault, props) : this.merge(props, this.dynamicBroker);
     createLogConfig(brokerLogConfigDefaults(merged));
+    validateReconfiguration(this.currentConfig, merged);
   }
 
   /** `/config/brokers/<default>` changed (or was read at start-up). */

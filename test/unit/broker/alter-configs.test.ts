@@ -65,11 +65,12 @@ describe('AlterConfigs (ZkAdminManager.alterConfigs) for topics', () => {
     ['null value', topic([{ name: 'retention.ms', value: null }, { name: 'segment.ms', value: null }]), 'INVALID_REQUEST', 'Null value not supported for : retention.ms,segment.ms'],
     ['missing topic', topic([{ name: 'retention.ms', value: '1' }], 'nope'), 'UNKNOWN_TOPIC_OR_PARTITION', "The topic 'nope' does not exist."],
     ['invalid topic name', topic([{ name: 'retention.ms', value: '1' }], 'a/b'), 'UNKNOWN_TOPIC_OR_PARTITION', "The topic 'a/b' does not exist."],
-    ['broker key this broker does not apply', { resourceType: 4, resourceName: '1', configs: [{ name: 'log.cleaner.threads', value: '2' }, { name: 'num.io.threads', value: '9' }] }, 'INVALID_CONFIG', 'These dynamic broker configs are not supported by this broker: log.cleaner.threads,num.io.threads'],
+    ['broker key this broker does not apply', { resourceType: 4, resourceName: '1', configs: [{ name: 'max.connection.creation.rate', value: '2' }, { name: 'metric.reporters', value: '' }] }, 'INVALID_CONFIG', 'These dynamic broker configs are not supported by this broker: max.connection.creation.rate,metric.reporters'],
     ['unknown broker key', { resourceType: 4, resourceName: '', configs: [{ name: 'no.such', value: '2' }] }, 'INVALID_CONFIG', 'Unknown dynamic broker configs are not supported by this broker: no.such'],
     ['non-dynamic broker key', { resourceType: 4, resourceName: '1', configs: [{ name: 'broker.id', value: '2' }, { name: 'log.dirs', value: '/x' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(broker.id, log.dirs)"],
     ['per-broker key at the default', { resourceType: 4, resourceName: '', configs: [{ name: 'listeners', value: 'PLAINTEXT://:9093' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name=''): Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)"],
     ['invalid broker value', { resourceType: 4, resourceName: '1', configs: [{ name: 'log.retention.ms', value: 'abc' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Invalid value abc for configuration log.retention.ms: Not a number of type LONG"],
+    ['thread count beyond double the current one', { resourceType: 4, resourceName: '', configs: [{ name: 'num.replica.fetchers', value: '3' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name=''): Invalid dynamic configuration"],
     ['broker value breaking the topic rule', { resourceType: 4, resourceName: '', configs: [{ name: 'log.segment.bytes', value: '10' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name=''): Invalid value 10 for configuration log.segment.bytes: Value must be at least 14"],
     ['another broker', { resourceType: 4, resourceName: '2', configs: [{ name: 'log.cleaner.threads', value: '2' }] }, 'INVALID_REQUEST', 'Unexpected broker id, expected 1, but received 2'],
     ['broker id not a number', { resourceType: 4, resourceName: 'x', configs: [] }, 'INVALID_REQUEST', 'Broker id must be an integer, but it is: x'],
@@ -123,12 +124,12 @@ describe('IncrementalAlterConfigs (ZkAdminManager.incrementalAlterConfigs) for t
   it('refuses BROKER keys this broker does not apply and BROKER_LOGGER loggers that do not exist, per resource', async () => {
     const { handlers } = setup();
     const r = await incremental(handlers, [
-      { resourceType: 4, resourceName: '1', configs: [{ name: 'log.cleaner.threads', configOperation: 0, value: '2' }] },
+      { resourceType: 4, resourceName: '1', configs: [{ name: 'max.connection.creation.rate', configOperation: 0, value: '2' }] },
       { resourceType: 8, resourceName: '1', configs: [{ name: 'kafka.no.such.Logger', configOperation: 0, value: 'DEBUG' }] },
       itopic([{ name: 'retention.ms', configOperation: 0, value: '5' }]),
     ]);
     expect(r.map((x) => [x.errorCode, x.errorMessage])).toEqual([
-      [code('INVALID_CONFIG'), 'These dynamic broker configs are not supported by this broker: log.cleaner.threads'],
+      [code('INVALID_CONFIG'), 'These dynamic broker configs are not supported by this broker: max.connection.creation.rate'],
       [code('INVALID_REQUEST'), "Invalid config value for resource ConfigResource(type=BROKER_LOGGER, name='1'): Logger kafka.no.such.Logger does not exist!"],
       [0, null],
     ]);

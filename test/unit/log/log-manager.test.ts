@@ -75,6 +75,21 @@ describe('LogManager', () => {
     expect(batchesIn(again.read(0, 1 << 20).records).length).toBe(3);
   });
 
+  it('reconfigureCleaner restarts the kafka-log-cleaner task with the new log.cleaner.backoff.ms', async () => {
+    const m = await start();
+    const runs = jest.spyOn(m, 'cleanDirtiestLog');
+    m.reconfigureCleaner(100);
+    expect(scheduler.taskNames().filter((n) => n === 'kafka-log-cleaner')).toHaveLength(1);
+    clock.advance(100);
+    await scheduler.idle();
+    clock.advance(100);
+    await scheduler.idle();
+    expect(runs).toHaveBeenCalledTimes(2);
+    await m.shutdown();
+    m.reconfigureCleaner(50);
+    expect(scheduler.taskNames()).not.toContain('kafka-log-cleaner');
+  });
+
   it('runs retention, flush and checkpoint tasks on the scheduler', async () => {
     const m = await start({ 'segment.bytes': '500', 'retention.bytes': '600', 'retention.ms': '-1' });
     const log = m.getOrCreateLog({ topic: 't', partition: 0 });
