@@ -71,12 +71,28 @@ describe('data-path versions at Kafka 2.8\'s maxima on 3 brokers', () => {
     for (let i = 0; i < 3; i++) await producer.send('diverge', Buffer.from(`k${i}`), Buffer.from(`epoch0-${i}`), 0);
     // Broker 0 shuts down cleanly: leadership moves to 1 with epoch 1, which writes offsets 3 and 4.
     expect((await cluster.broker(0).child.stop({ signal: 'SIGTERM', graceMs: 30000 })).code).toBe(0);
-    await waitUntil(async () => (await cluster.partitionState('diverge', 0))?.leader === 1, { timeoutMs: 30000, message: 'broker 1 leads diverge-0' });
+    // The epoch is final once broker 0 is out of the ISR too (the controller may write that separately, bumping it).
+    await waitUntil(
+      async () => {
+        const s = await cluster.partitionState('diverge', 0);
+        return s?.leader === 1 && !(s.isr as number[]).includes(0);
+      },
+      { timeoutMs: 30000, message: 'broker 1 leads diverge-0 without broker 0 in the ISR' },
+    );
     const state = await cluster.partitionState('diverge', 0);
     const epoch = state?.leader_epoch as number;
     expect(epoch).toBeGreaterThanOrEqual(1);
     for (let i = 3; i < 5; i++) await producer.send('diverge', Buffer.from(`k${i}`), Buffer.from(`epoch${epoch}-${i}`), 0);
     await producer.close();
+    // Broker 1 has applied that epoch (its LeaderAndIsr may trail the znode): ListOffsets with it is not fenced.
+    await client.refreshMetadata(['diverge']);
+    await waitUntil(
+      async () => {
+        const r = await client.request(1, ListOffsetsApi, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'diverge', partitions: [{ partitionIndex: 0, currentLeaderEpoch: epoch, timestamp: -1, maxNumOffsets: 1 }] }] }, { version: 6 });
+        return r.topics[0]?.partitions[0]?.errorCode === ErrorCode.NONE.code;
+      },
+      { timeoutMs: 30000, message: `broker 1 at leader epoch ${epoch}` },
+    );
 
     // As a replica that kept epoch 0 up to offset 5 would fetch: the leader's epoch 0 ended at 3.
     const conn = await RawConnection.open(cluster.broker(1).port);
