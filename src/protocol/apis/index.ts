@@ -44,11 +44,10 @@ import { UpdateMetadataApi } from './update-metadata';
  * and ApiVersions is derived from it (restricted to the APIs a handler is installed for), so a version window is
  * declared exactly once, in the API's own file.
  *
- * Windows: min 0 everywhere (librdkafka's feature checks need the low versions). APIs added since issue 14 go to
- * Kafka 2.8's maximum, flexible versions included (DeleteRecords 0-2, AlterConfigs 0-2, IncrementalAlterConfigs
- * 0-1, AlterReplicaLogDirs 0-2, DescribeLogDirs 0-2, ElectLeaders 0-2, DescribeCluster 0, OffsetDelete 0, DescribeClientQuotas 0-1,
- * AlterClientQuotas 0-1); the older ones stop at or below their last non-flexible version, except ApiVersions v3
- * (KIP-511), which librdkafka asks for first.
+ * Windows: min 0 everywhere (librdkafka's feature checks need the low versions), and every API goes to Kafka
+ * 2.8's maximum, flexible versions included (`test/unit/protocol/codec-round-trip.test.ts` checks both), with
+ * what each version adds implemented. InitProducerId is decodable at v0-1 but has no handler yet (the exactly-once
+ * issue), so it is not advertised; SaslHandshake is never advertised (NEVER_ADVERTISED).
  */
 export const Apis = {
   [ApiKey.PRODUCE]: ProduceApi,
