@@ -1,12 +1,13 @@
-import * as fs from 'node:fs';
-import { parseProperties } from '../common/config/properties';
 import { SYSTEM_CLOCK } from '../common/time';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { NetworkClient } from '../client/network-client';
 import { ConsumedRecord } from '../client/partition-consumer';
 import { GroupConsumer } from '../rebalance/group-consumer';
 import { CliError } from './cli';
+import { Argparse4j } from './argparse4j';
 import { intOption, parseBrokerList } from './tool-properties';
+
+const ARGS = new Argparse4j('verifiable-consumer');
 
 /** What bin/kafka-verifiable-consumer.ts hands over (commander's option names). */
 export interface VerifiableConsumerOptions {
@@ -63,16 +64,6 @@ export function offsetsCommitted(timestamp: number, offsets: readonly { topic: s
   return JSON.stringify(event);
 }
 
-function argumentError(message: string): CliError {
-  return new CliError(`verifiable-consumer: error: ${message}`);
-}
-
-function argparseInt(value: string | undefined, option: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!/^[-+]?\d+$/.test(value) || Math.abs(Number(value)) >= 2 ** 31) throw argumentError(`argument ${option}: could not convert '${value}' to Integer (For input string: "${value}")`);
-  return Number(value);
-}
-
 const ASSIGNORS: Record<string, 'range' | 'roundrobin'> = {
   'org.apache.kafka.clients.consumer.RangeAssignor': 'range',
   'org.apache.kafka.clients.consumer.RoundRobinAssignor': 'roundrobin',
@@ -109,22 +100,13 @@ export function summarize(records: readonly ConsumedRecord[], remaining: number)
  * --enable-autocommit) each synchronous commit of what that poll returned, until --max-messages or SIGTERM.
  */
 export async function runVerifiableConsumer(o: VerifiableConsumerOptions, out: (line: string) => void, stop: { stopped: boolean }): Promise<number> {
-  if (o.bootstrapServer === undefined && o.brokerList === undefined) throw argumentError('one of the arguments --bootstrap-server --broker-list is required');
-  if (o.bootstrapServer !== undefined && o.brokerList !== undefined) throw argumentError('argument --broker-list: not allowed with argument --bootstrap-server');
-  if (o.topic === undefined) throw argumentError('argument --topic is required');
-  if (o.groupId === undefined) throw argumentError('argument --group-id is required');
-  const maxMessages = argparseInt(o.maxMessages, '--max-messages', -1);
-  const sessionTimeout = argparseInt(o.sessionTimeout, '--session-timeout', 30000);
-  const props = new Map<string, string>();
-  if (o.consumerConfig !== undefined) {
-    let text: string;
-    try {
-      text = fs.readFileSync(o.consumerConfig, 'utf8');
-    } catch (err) {
-      throw argumentError(`${o.consumerConfig} (${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : String(err)})`);
-    }
-    for (const [k, v] of parseProperties(text)) props.set(k, v);
-  }
+  if (o.bootstrapServer === undefined && o.brokerList === undefined) throw ARGS.error('one of the arguments --bootstrap-server --broker-list is required');
+  if (o.bootstrapServer !== undefined && o.brokerList !== undefined) throw ARGS.error('argument --broker-list: not allowed with argument --bootstrap-server');
+  if (o.topic === undefined) throw ARGS.error('argument --topic is required');
+  if (o.groupId === undefined) throw ARGS.error('argument --group-id is required');
+  const maxMessages = ARGS.int(o.maxMessages, '--max-messages', -1);
+  const sessionTimeout = ARGS.int(o.sessionTimeout, '--session-timeout', 30000);
+  const props = ARGS.propertiesFile(o.consumerConfig);
   // Kafka loads the file first and then sets the command line's values over it.
   const strategy = o.assignmentStrategy ?? 'org.apache.kafka.clients.consumer.RangeAssignor';
   const assignor = ASSIGNORS[strategy];

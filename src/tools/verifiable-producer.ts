@@ -1,11 +1,11 @@
-import * as fs from 'node:fs';
-import { parseProperties } from '../common/config/properties';
 import { SYSTEM_CLOCK } from '../common/time';
 import { KafkaError } from '../common/kafka-error';
 import { Producer } from '../client/producer';
-import { CliError } from './cli';
+import { Argparse4j } from './argparse4j';
 import { exceptionClassFor, javaDouble } from './java-rendering';
 import { intOption, parseBrokerList } from './tool-properties';
+
+const ARGS = new Argparse4j('verifiable-producer');
 
 /** What bin/kafka-verifiable-producer.ts hands over (commander's option names). */
 export interface VerifiableProducerOptions {
@@ -49,21 +49,6 @@ export function toolData(timestamp: number, sent: number, acked: number, targetT
   return `${head.slice(0, -1)},"avg_throughput":${javaDouble(avgThroughput)}}`;
 }
 
-/** argparse4j's one-line complaint (the usage it prints before it is left out: errors are one line here). */
-function argumentError(message: string): CliError {
-  return new CliError(`verifiable-producer: error: ${message}`);
-}
-
-/** argparse4j's Integer conversion: a whole number within Java's int range. */
-export function argparseInt(value: string | undefined, option: string, fallback: number, type: 'Integer' | 'Long' = 'Integer'): number {
-  if (value === undefined) return fallback;
-  const limit = type === 'Integer' ? 2 ** 31 : 2 ** 63;
-  if (!/^[-+]?\d+$/.test(value) || Number(value) >= limit || Number(value) < -limit) {
-    throw argumentError(`argument ${option}: could not convert '${value}' to ${type} (For input string: "${value}")`);
-  }
-  return Number(value);
-}
-
 /** Kafka's ThroughputThrottler: throttles when the average rate since the start exceeds the target. */
 export class ThroughputThrottler {
   private readonly sleepTimeNs: number;
@@ -97,26 +82,17 @@ export function verifiableValue(i: number, valuePrefix: number | undefined): str
  * retries; at the end (or on SIGTERM/SIGINT) the producer is closed, then shutdown_complete and tool_data.
  */
 export async function runVerifiableProducer(o: VerifiableProducerOptions, out: (line: string) => void, stop: { stopped: boolean }): Promise<number> {
-  if (o.topic === undefined) throw argumentError('argument --topic is required');
-  if (o.bootstrapServer === undefined && o.brokerList === undefined) throw argumentError('one of the arguments --bootstrap-server --broker-list is required');
-  if (o.bootstrapServer !== undefined && o.brokerList !== undefined) throw argumentError('argument --broker-list: not allowed with argument --bootstrap-server');
-  const maxMessages = argparseInt(o.maxMessages, '--max-messages', -1);
-  const throughput = argparseInt(o.throughput, '--throughput', -1);
-  const acks = argparseInt(o.acks, '--acks', -1);
-  if (acks !== 0 && acks !== 1 && acks !== -1) throw argumentError(`argument --acks: invalid choice: '${o.acks}' (choose from {0, 1, -1})`);
-  const createTimeArg = argparseInt(o.messageCreateTime, '--message-create-time', -1, 'Long');
-  const valuePrefix = o.valuePrefix === undefined ? undefined : argparseInt(o.valuePrefix, '--value-prefix', 0);
-  const repeatingKeys = o.repeatingKeys === undefined ? undefined : argparseInt(o.repeatingKeys, '--repeating-keys', 0);
-  const props = new Map<string, string>();
-  if (o.producerConfig !== undefined) {
-    let text: string;
-    try {
-      text = fs.readFileSync(o.producerConfig, 'utf8');
-    } catch (err) {
-      throw argumentError(`${o.producerConfig} (${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : String(err)})`);
-    }
-    for (const [k, v] of parseProperties(text)) props.set(k, v);
-  }
+  if (o.topic === undefined) throw ARGS.error('argument --topic is required');
+  if (o.bootstrapServer === undefined && o.brokerList === undefined) throw ARGS.error('one of the arguments --bootstrap-server --broker-list is required');
+  if (o.bootstrapServer !== undefined && o.brokerList !== undefined) throw ARGS.error('argument --broker-list: not allowed with argument --bootstrap-server');
+  const maxMessages = ARGS.int(o.maxMessages, '--max-messages', -1);
+  const throughput = ARGS.int(o.throughput, '--throughput', -1);
+  const acks = ARGS.int(o.acks, '--acks', -1);
+  if (acks !== 0 && acks !== 1 && acks !== -1) throw ARGS.error(`argument --acks: invalid choice: '${o.acks}' (choose from {0, 1, -1})`);
+  const createTimeArg = ARGS.int(o.messageCreateTime, '--message-create-time', -1, 'Long');
+  const valuePrefix = o.valuePrefix === undefined ? undefined : ARGS.int(o.valuePrefix, '--value-prefix', 0);
+  const repeatingKeys = o.repeatingKeys === undefined ? undefined : ARGS.int(o.repeatingKeys, '--repeating-keys', 0);
+  const props = ARGS.propertiesFile(o.producerConfig);
   // Kafka sets bootstrap.servers, acks and retries=0 first and then adds the file's properties: the file wins.
   const servers = props.get('bootstrap.servers') ?? (o.bootstrapServer ?? o.brokerList)!;
   const fileAcks = props.get('acks');
