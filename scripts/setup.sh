@@ -14,4 +14,6 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 
+# With no package names, the ones the broker and the tests need.
+if [ "$#" -eq 0 ]; then set -- zookeeper kcat python3-kafka; fi
 bash scripts/ensure-system-packages.sh "$@"

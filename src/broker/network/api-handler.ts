@@ -1,6 +1,7 @@
 import { RequestOf, ResponseOf } from '../../protocol/api-definition';
 import { ApiKeyOf, Apis } from '../../protocol/apis';
 import { RequestHeader } from '../../protocol/headers';
+import { KafkaPrincipal } from '../../security/kafka-principal';
 
 /** A handler's answer meaning "send nothing": Produce with acks=0 (clients do not wait for a response). */
 export const NO_RESPONSE: unique symbol = Symbol('NO_RESPONSE');
@@ -23,6 +24,8 @@ export interface ConnectionContext {
   /** From ApiVersions v3 (KIP-511); "unknown" until a client sends it. */
   clientSoftwareName: string;
   clientSoftwareVersion: string;
+  /** Who the client is: `User:ANONYMOUS` until TLS or SASL says otherwise (Kafka's RequestContext.principal). */
+  principal: KafkaPrincipal;
 }
 
 export interface RequestContext {

@@ -6,6 +6,7 @@ import { ProtocolError } from '../../protocol/protocol-error';
 import { DispatchOutcome, RequestDispatcher } from '../request-dispatcher';
 import { ConnectionContext } from './api-handler';
 import { RequestChannel } from './request-channel';
+import { principalToString } from '../../security/kafka-principal';
 import { logCompletedRequest, nowMs, requestLogger } from './request-logger';
 
 export interface ConnectionLimits {
@@ -210,6 +211,7 @@ export class Connection {
         connectionId: this.context.connectionId,
         securityProtocol: this.context.securityProtocol,
         listenerName: this.context.listenerName,
+        principal: principalToString(this.context.principal),
         clientSoftwareName: this.context.clientSoftwareName,
         clientSoftwareVersion: this.context.clientSoftwareVersion,
         timings: { startMs, dequeueMs: log.dequeueMs, completeMs: log.completeMs, sendStartMs, endMs: nowMs() },

@@ -29,6 +29,8 @@ export interface CompletedRequest {
   connectionId: string;
   securityProtocol: string;
   listenerName: string;
+  /** `User:alice`: the connection's principal in Kafka's printed form. */
+  principal: string;
   clientSoftwareName: string;
   clientSoftwareVersion: string;
   timings: RequestTimings;
@@ -45,7 +47,7 @@ export function logCompletedRequest(r: CompletedRequest): void {
     `Completed request:${formatRequestHeader(r.header, r.apiName)} -- ${r.requestDesc}${response} from connection ${r.connectionId};` +
       `totalTime:${ms(t.endMs - t.startMs)},requestQueueTime:${ms(t.dequeueMs - t.startMs)},localTime:${ms(t.completeMs - t.dequeueMs)},` +
       `remoteTime:0.000,throttleTime:0,responseQueueTime:${ms(t.sendStartMs - t.completeMs)},sendTime:${ms(t.endMs - t.sendStartMs)},` +
-      `securityProtocol:${r.securityProtocol},principal:User:ANONYMOUS,listener:${r.listenerName},` +
+      `securityProtocol:${r.securityProtocol},principal:${r.principal},listener:${r.listenerName},` +
       `clientInformation:ClientInformation(softwareName=${r.clientSoftwareName}, softwareVersion=${r.clientSoftwareVersion})`,
   );
 }

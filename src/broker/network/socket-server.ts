@@ -11,6 +11,7 @@ import { ConnectionQuotas, ConnectionRefusal } from './connection-quotas';
 import { DescriptorHeadroom } from './descriptor-headroom';
 import { MemoryPool } from './memory-pool';
 import { RequestChannel } from './request-channel';
+import { ANONYMOUS } from '../../security/kafka-principal';
 
 const INT_MAX = 2147483647;
 
@@ -249,6 +250,7 @@ export class SocketServer {
       clientPort: socket.remotePort ?? 0,
       clientSoftwareName: 'unknown',
       clientSoftwareVersion: 'unknown',
+      principal: ANONYMOUS,
     };
     const connection = new Connection(socket, context, this.dispatcher, this.channel, this.limits, this.clock, this.processorLogger, (c) => {
       this.connections.delete(c);

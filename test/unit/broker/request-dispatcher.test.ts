@@ -1,5 +1,6 @@
 import { ApiHandlers, ConnectionContext, NO_RESPONSE } from '../../../src/broker/network/api-handler';
 import { DispatchOutcome, RequestDispatcher } from '../../../src/broker/request-dispatcher';
+import { ANONYMOUS } from '../../../src/security/kafka-principal';
 import { allApis } from '../../../src/protocol/apis';
 import { ApiKey } from '../../../src/protocol/api-keys';
 
@@ -11,6 +12,7 @@ const ctx = (): ConnectionContext => ({
   clientPort: 5000,
   clientSoftwareName: 'unknown',
   clientSoftwareVersion: 'unknown',
+  principal: ANONYMOUS,
 });
 
 /** A dispatcher with a (never called) handler for every registered API. */
