@@ -1,5 +1,6 @@
 import { jaasFileFromKafkaOpts, parseJaasConfigProperty, parseJaasFile } from '../../../src/security/jaas-config';
 import { ANONYMOUS, parseKafkaPrincipal, principalToString } from '../../../src/security/kafka-principal';
+import { generateScramCredential, scramCredentialFromString, scramCredentialToString, scramHmac } from '../../../src/security/scram-credential';
 
 describe('JAAS configuration', () => {
   it('reads a sasl.jaas.config value as Kafka does', () => {
@@ -51,5 +52,18 @@ describe('KafkaPrincipal', () => {
     expect(principalToString(ANONYMOUS)).toBe('User:ANONYMOUS');
     expect(parseKafkaPrincipal('User:CN=a:b,OU=c')).toEqual({ principalType: 'User', name: 'CN=a:b,OU=c' });
     expect(() => parseKafkaPrincipal('alice')).toThrow('expected a string in format principalType:principalName but got alice');
+  });
+});
+
+describe('SCRAM credentials', () => {
+  it("round-trips Kafka's stored form and matches RFC 7677's SCRAM-SHA-256 example", () => {
+    // RFC 7677 section 3: user "user", password "pencil", salt W22ZaJ0SNY7soEsUEjb6gQ==, 4096 iterations.
+    const c = generateScramCredential('SCRAM-SHA-256', 'pencil', 4096, Buffer.from('W22ZaJ0SNY7soEsUEjb6gQ==', 'base64'));
+    const serverSignature = scramHmac('SCRAM-SHA-256', c.serverKey, 'n=user,r=rOprNGfwEbeRWgbNEkqO,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096,c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0');
+    expect(serverSignature.toString('base64')).toBe('6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=');
+    const text = scramCredentialToString(c);
+    expect(text).toMatch(/^salt=W22ZaJ0SNY7soEsUEjb6gQ==,stored_key=[^,]+,server_key=[^,]+,iterations=4096$/);
+    expect(scramCredentialFromString(text)).toEqual(c);
+    expect(() => scramCredentialFromString('salt=abc,iterations=1')).toThrow('Credentials not valid');
   });
 });
