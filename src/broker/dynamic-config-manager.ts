@@ -157,6 +157,7 @@ export class DynamicConfigManager {
             if (nameError !== undefined) throw new Error(`Invalid topic in entity_path topics/${entityName}: ${nameError}`);
             await this.applyTopicConfig(entityName);
           } else if (entityType === 'clients') await this.applyClientConfig(entityName);
+          else if (entityType === 'users') await this.applyUserConfig(entityName);
           else if (entityType === 'brokers') await this.applyBrokerConfig(entityName);
         } catch (err) {
           // Kafka's ZkNodeChangeNotificationListener: logged, and the listener goes on with the next notification.
@@ -172,6 +173,13 @@ export class DynamicConfigManager {
     for (const sanitized of (await this.zk.getChildren(ZkPaths.configEntityType('clients'))) ?? []) {
       // One unreadable entity must not keep the broker from starting, nor the others from loading.
       await this.applyClientConfig(sanitized).catch((err: unknown) => this.log.error(`Error loading the config of clients/${sanitized}`, err));
+    }
+    for (const user of (await this.zk.getChildren(ZkPaths.configEntityType('users'))) ?? []) {
+      await this.applyUserConfig(user).catch((err: unknown) => this.log.error(`Error loading the config of users/${user}`, err));
+      for (const client of (await this.zk.getChildren(`${ZkPaths.configEntity('users', user)}/clients`).catch(() => null)) ?? []) {
+        const name = `${user}/clients/${client}`;
+        await this.applyUserConfig(name).catch((err: unknown) => this.log.error(`Error loading the config of users/${name}`, err));
+      }
     }
   }
 
@@ -219,6 +227,27 @@ export class DynamicConfigManager {
     const clientId = sanitizedClientId === DEFAULT_ENTITY_NAME ? DEFAULT_ENTITY_NAME : desanitize(sanitizedClientId);
     this.quotas.produce.updateQuota(clientId, byteRate(config.get('producer_byte_rate')));
     this.quotas.fetch.updateQuota(clientId, byteRate(config.get('consumer_byte_rate')));
+  }
+
+  /**
+   * Kafka's UserConfigHandler: `/config/users/<sanitized user>` or `/config/users/<sanitized user>/clients/<client
+   * id>` (either may be `<default>`), whose producer_byte_rate and consumer_byte_rate go to the quota managers.
+   */
+  private async applyUserConfig(entityName: string): Promise<void> {
+    if (this.quotas === undefined) return;
+    const parts = entityName.split('/');
+    if (!(parts.length === 1 || (parts.length === 3 && parts[1] === 'clients')) || parts.some((p) => p === '')) {
+      throw new Error(`Invalid quota entity path users/${entityName}`);
+    }
+    const user = parts[0] as string;
+    const client = parts[2];
+    const path = client === undefined ? ZkPaths.configEntity('users', user) : ZkPaths.configUserClient(user, client);
+    const node = await this.zk.getData(path);
+    const config = node === null ? new Map<string, string>() : ConfigEntityZNode.decode(path, node.data);
+    this.log.info(`Processing override for entityPath: users/${entityName} with config: HashMap(${[...config].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
+    const entity = client === undefined ? { user } : { user, clientId: client === DEFAULT_ENTITY_NAME ? client : desanitize(client) };
+    this.quotas.produce.updateQuota(entity, byteRate(config.get('producer_byte_rate')));
+    this.quotas.fetch.updateQuota(entity, byteRate(config.get('consumer_byte_rate')));
   }
 
   /** Kafka's BrokerConfigHandler: `<default>` for every broker, else only the broker the id names. */

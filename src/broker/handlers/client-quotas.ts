@@ -207,10 +207,10 @@ async function readStoredEntities(ctx: HandlerContext): Promise<StoredQuotaEntit
  * DescribeClientQuotas and AlterClientQuotas (KIP-546) as Kafka 2.8's ZooKeeper-mode broker answers them
  * (ZkAdminManager.describeClientQuotas / alterClientQuotas), on any broker. Client-id quotas (a client id or the
  * default, `/config/clients/<sanitized id>`) are written with a `/config/changes` notification that every
- * broker's DynamicConfigManager applies to its quota managers. Quotas of users (every client here is
- * User:ANONYMOUS) and of ips, and the request_percentage / controller_mutation_rate keys, are refused with
- * INVALID_REQUEST: this broker's quota managers apply only the client-id byte rates. Describe answers whatever
- * is stored, users and ips included.
+ * broker's DynamicConfigManager applies to its quota managers; so are user quotas (`/config/users/<user>`) and
+ * user and client-id quotas (`/config/users/<user>/clients/<client-id>`), for the connection's principal. Quotas
+ * of ips and the request_percentage / controller_mutation_rate keys are refused with INVALID_REQUEST: this
+ * broker's quota managers do not apply them. Describe answers whatever is stored, ips included.
  */
 export function createClientQuotasHandlers(ctx: HandlerContext): {
   describeClientQuotas: ApiHandler<DescribeClientQuotasRequest, DescribeClientQuotasResponse>;
@@ -225,7 +225,12 @@ export function createClientQuotasHandlers(ctx: HandlerContext): {
       throw new KafkaError('INVALID_REQUEST', `Connection rate quotas are not supported by this broker; refused: ${entityText(parsed)}`);
     }
     if (parsed.user !== undefined) {
-      throw new KafkaError('INVALID_REQUEST', `User quotas are not supported by this broker (its clients are all User:ANONYMOUS); refused: ${entityText(parsed)}`);
+      const stored = parsed.clientId === undefined ? await ctx.adminZk.fetchEntityConfig('users', parsed.user) : await ctx.adminZk.fetchUserClientConfig(parsed.user, parsed.clientId);
+      const config = applyQuotaOps(stored, ops);
+      if (validateOnly) return;
+      log.info(`Updating ${entityText(parsed)} with new quotas: ${[...config].map(([k, v]) => `${k} -> ${v}`).join(',')}`);
+      await ctx.adminZk.changeUserOrUserClientIdConfig(parsed.user, parsed.clientId, config);
+      return;
     }
     const sanitized = parsed.clientId as string;
     const config = applyQuotaOps(await ctx.adminZk.fetchEntityConfig('clients', sanitized), ops);

@@ -1,8 +1,10 @@
 import { Consumer, Kafka, logLevel } from 'kafkajs';
 import { BrokerConnection } from '../../../src/client/broker-connection';
+import { AlterClientQuotasApi } from '../../../src/protocol/apis/alter-client-quotas';
 import { ProduceApi } from '../../../src/protocol/apis/produce';
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { runTool } from '../../helpers/run-tool';
+import { readJson } from '../../helpers/zk-inspect';
 import { TestCluster } from '../../helpers/test-cluster';
 import { waitUntil } from '../../helpers/wait-until';
 
@@ -54,7 +56,7 @@ describe('client quotas and offset deletion on 3 brokers', () => {
     const set = await configs(['--alter', '--entity-type', 'clients', '--entity-name', 'slow-producer', '--add-config', 'producer_byte_rate=100000']);
     expect(set.output.trim()).toBe('Completed updating config for client slow-producer.');
     expect(set.code).toBe(0);
-    await cluster.broker(0).child.waitForLine(/Changing produce quota of client-id slow-producer to 100000/, { timeoutMs: 30000 });
+    await cluster.broker(0).child.waitForLine(/Changing Produce quota for client-id slow-producer to 100000/, { timeoutMs: 30000 });
     const described = await configs(['--describe', '--entity-type', 'clients', '--entity-name', 'slow-producer']);
     expect(described.output.trim()).toBe("Quota configs for client-id 'slow-producer' are producer_byte_rate=100000.0");
     expect(Math.max(...(await produceThrottles('slow-producer', 15)))).toBeGreaterThan(0);
@@ -67,18 +69,51 @@ describe('client quotas and offset deletion on 3 brokers', () => {
 
     const removed = await configs(['--alter', '--entity-type', 'clients', '--entity-name', 'slow-producer', '--delete-config', 'producer_byte_rate']);
     expect(removed.output.trim()).toBe('Completed updating config for client slow-producer.');
-    await cluster.broker(0).child.waitForLine(/Changing produce quota of client-id slow-producer to none/, { timeoutMs: 30000 });
+    await cluster.broker(0).child.waitForLine(/Removing Produce quota for client-id slow-producer \(kafka/, { timeoutMs: 30000 });
     expect((await configs(['--describe', '--entity-type', 'clients', '--entity-name', 'slow-producer'])).output.trim()).toBe('');
     const again = await configs(['--alter', '--entity-type', 'clients', '--entity-name', 'slow-producer', '--delete-config', 'producer_byte_rate']);
     expect(again.output.trim()).toBe('Invalid config(s): producer_byte_rate');
     expect(again.code).toBe(1);
   }, 90000);
 
+  it("applies user quotas to the connection's principal, the most specific entity first (KIP-55's order)", async () => {
+    // Every PLAINTEXT client is User:ANONYMOUS: a quota on that user throttles all of its clients together...
+    const set = await configs(['--alter', '--entity-type', 'users', '--entity-name', 'ANONYMOUS', '--add-config', 'producer_byte_rate=100000']);
+    expect(set.output.trim()).toBe('Completed updating config for user ANONYMOUS.');
+    await cluster.broker(0).child.waitForLine(/Changing Produce quota for user ANONYMOUS to 100000/, { timeoutMs: 30000 });
+    // ...except a client id with a quota of its own under that user (users/<user>/clients/<client-id> comes first).
+    const conn = new BrokerConnection({ host: '127.0.0.1', port: cluster.broker(1).port, clientId: 'quota-admin' });
+    await conn.connect();
+    try {
+      const altered = await conn.send(AlterClientQuotasApi, {
+        entries: [{ entity: [{ entityType: 'user', entityName: 'ANONYMOUS' }, { entityType: 'client-id', entityName: 'free-producer' }], ops: [{ key: 'producer_byte_rate', value: 1e9, remove: false }] }],
+        validateOnly: false,
+      });
+      expect(altered.entries.map((e) => e.errorCode)).toEqual([0]);
+      await cluster.broker(0).child.waitForLine(/Changing Produce quota for user ANONYMOUS client-id free-producer to 1000000000/, { timeoutMs: 30000 });
+      expect(Math.max(...(await produceThrottles('some-producer', 15)))).toBeGreaterThan(0);
+      expect((await produceThrottles('free-producer', 15)).every((t) => t === 0)).toBe(true);
+      const described = await configs(['--describe', '--entity-type', 'users']);
+      expect(described.output.trim()).toBe("Quota configs for user-principal 'ANONYMOUS' are producer_byte_rate=100000.0");
+      expect(await readJson(cluster.zk, `${cluster.chroot}/config/users/ANONYMOUS/clients/free-producer`)).toEqual({ version: 1, config: { producer_byte_rate: '1000000000' } });
+      await conn.send(AlterClientQuotasApi, {
+        entries: [{ entity: [{ entityType: 'user', entityName: 'ANONYMOUS' }, { entityType: 'client-id', entityName: 'free-producer' }], ops: [{ key: 'producer_byte_rate', value: 0, remove: true }] }],
+        validateOnly: false,
+      });
+    } finally {
+      conn.close();
+    }
+    const removed = await configs(['--alter', '--entity-type', 'users', '--entity-name', 'ANONYMOUS', '--delete-config', 'producer_byte_rate']);
+    expect(removed.output.trim()).toBe('Completed updating config for user ANONYMOUS.');
+    await cluster.broker(0).child.waitForLine(/Removing Produce quota for user ANONYMOUS \(kafka/, { timeoutMs: 30000 });
+    await cluster.broker(0).child.waitForLine(/Removing Produce quota for user ANONYMOUS client-id free-producer \(kafka/, { timeoutMs: 30000 });
+  }, 90000);
+
   it('refuses what no broker applies and invalid values, one line and exit 1', async () => {
     const cases: [string[], RegExp][] = [
       [['--entity-type', 'clients', '--entity-name', 'c', '--add-config', 'request_percentage=50'], /InvalidRequestException: Client quotas other than producer_byte_rate and consumer_byte_rate are not supported by this broker; refused: request_percentage$/],
       [['--entity-type', 'clients', '--entity-name', 'c', '--add-config', 'producer_byte_rate=1.5'], /InvalidRequestException: Configuration producer_byte_rate must be a LONG value$/],
-      [['--entity-type', 'users', '--entity-name', 'alice', '--add-config', 'producer_byte_rate=1000'], /InvalidRequestException: User quotas are not supported by this broker .*refused: user 'alice'$/],
+      [['--entity-type', 'ips', '--entity-name', '10.1.2.3', '--add-config', 'connection_creation_rate=10'], /InvalidRequestException: Connection rate quotas are not supported by this broker; refused: ip '10.1.2.3'$/],
       [['--entity-type', 'clients', '--entity-name', 'c', '--add-config', 'retention.ms=5'], /^Only quota configs can be added for 'clients' using --bootstrap-server. Unexpected config names: Set\(retention.ms\)$/],
       [['--entity-type', 'clients', '--entity-name', 'c', '--add-config', 'producer_byte_rate=fast'], /^Cannot parse quota configuration value for producer_byte_rate: fast$/],
     ];
