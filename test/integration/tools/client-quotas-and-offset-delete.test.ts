@@ -1,6 +1,7 @@
 import { Consumer, Kafka, logLevel } from 'kafkajs';
 import { BrokerConnection } from '../../../src/client/broker-connection';
 import { AlterClientQuotasApi } from '../../../src/protocol/apis/alter-client-quotas';
+import { ApiVersionsApi } from '../../../src/protocol/apis/api-versions';
 import { ProduceApi } from '../../../src/protocol/apis/produce';
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { runTool } from '../../helpers/run-tool';
@@ -109,11 +110,56 @@ describe('client quotas and offset deletion on 3 brokers', () => {
     await cluster.broker(0).child.waitForLine(/Removing Produce quota for user ANONYMOUS client-id free-producer \(kafka/, { timeoutMs: 30000 });
   }, 90000);
 
+  it("holds and closes new connections from an ip over its connection_creation_rate (KIP-612), until it is removed", async () => {
+    const admin = new BrokerConnection({ host: '127.0.0.1', port: cluster.broker(0).port, clientId: 'quota-admin' });
+    await admin.connect();
+    const setRate = async (value: number | undefined): Promise<void> => {
+      const r = await admin.send(AlterClientQuotasApi, {
+        entries: [{ entity: [{ entityType: 'ip', entityName: '127.0.0.1' }], ops: [{ key: 'connection_creation_rate', value: value ?? 0, remove: value === undefined }] }],
+        validateOnly: false,
+      });
+      expect(r.entries.map((e) => e.errorCode)).toEqual([0]);
+    };
+    /** Opens `n` connections at once; how many got an ApiVersions answer. */
+    const answered = async (n: number): Promise<number> => {
+      const results = await Promise.all(
+        Array.from({ length: n }, async () => {
+          const c = new BrokerConnection({ host: '127.0.0.1', port: cluster.broker(0).port, clientId: 'rate-test', requestTimeoutMs: 15000 });
+          try {
+            await c.connect();
+            await c.send(ApiVersionsApi, { clientSoftwareName: 'rate-test', clientSoftwareVersion: '1' }, { version: 3 });
+            return 1;
+          } catch {
+            return 0;
+          } finally {
+            c.close();
+          }
+        }),
+      );
+      return results.reduce<number>((a, b) => a + b, 0);
+    };
+    try {
+      await setRate(2);
+      await cluster.broker(0).child.waitForLine(/Updating max connection rate override for \/127.0.0.1 to 2 \(kafka.network.ConnectionQuotas\)/, { timeoutMs: 30000 });
+      const got = await answered(12);
+      // 2 per second measured over the 2 s of a young sensor (3 windows of 1 s): about 4 of 12 get in.
+      expect(got).toBeGreaterThanOrEqual(1);
+      expect(got).toBeLessThan(12);
+      await cluster.broker(0).child.waitForLine(/Delaying closing of connection from \/127.0.0.1 for \d+ ms/, { timeoutMs: 10000 });
+      await setRate(undefined);
+      await cluster.broker(0).child.waitForLine(/Removing max connection rate override for \/127.0.0.1 \(kafka/, { timeoutMs: 30000 });
+      expect(await answered(12)).toBe(12);
+    } finally {
+      admin.close();
+    }
+  }, 90000);
+
   it('refuses what no broker applies and invalid values, one line and exit 1', async () => {
     const cases: [string[], RegExp][] = [
       [['--entity-type', 'clients', '--entity-name', 'c', '--add-config', 'request_percentage=50'], /InvalidRequestException: Client quotas other than producer_byte_rate and consumer_byte_rate are not supported by this broker; refused: request_percentage$/],
       [['--entity-type', 'clients', '--entity-name', 'c', '--add-config', 'producer_byte_rate=1.5'], /InvalidRequestException: Configuration producer_byte_rate must be a LONG value$/],
-      [['--entity-type', 'ips', '--entity-name', '10.1.2.3', '--add-config', 'connection_creation_rate=10'], /InvalidRequestException: Connection rate quotas are not supported by this broker; refused: ip '10.1.2.3'$/],
+      [['--entity-type', 'ips', '--entity-name', 'no-such-host.invalid', '--add-config', 'connection_creation_rate=10'], /InvalidRequestException: no-such-host.invalid is not a valid IP or resolvable host.$/],
+      [['--entity-type', 'ips', '--entity-name', '10.1.2.3', '--add-config', 'producer_byte_rate=10'], /^Only connection quota configs can be added for 'ips' using --bootstrap-server. Unexpected config names: .*producer_byte_rate/],
       [['--entity-type', 'clients', '--entity-name', 'c', '--add-config', 'retention.ms=5'], /^Only quota configs can be added for 'clients' using --bootstrap-server. Unexpected config names: Set\(retention.ms\)$/],
       [['--entity-type', 'clients', '--entity-name', 'c', '--add-config', 'producer_byte_rate=fast'], /^Cannot parse quota configuration value for producer_byte_rate: fast$/],
     ];
