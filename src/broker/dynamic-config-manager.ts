@@ -11,6 +11,7 @@ import { desanitize } from '../zk/sanitizer';
 import { readTopicOverrides } from '../zk/admin-zk';
 import { topicNameError } from '../common/topic';
 import { ClientQuotaManager, DEFAULT_ENTITY_NAME } from './client-quota-manager';
+import { isIpAddress } from './network/ip-address';
 import {
   DynamicBrokerConfig,
   FOLLOWER_REPLICATION_THROTTLED_RATE,
@@ -43,8 +44,14 @@ export interface BrokerDynamicConfig {
  * defaults every log without its own override then takes). Client configs present at start-up are applied then. Notifications older than 15 minutes
  * are purged.
  */
+/** Where ips' connection_creation_rate quotas go (the socket server's ConnectionQuotas). */
+export interface IpConnectionRateQuotas {
+  updateIpConnectionRateQuota(ip: string | undefined, rate: number | undefined): void;
+}
+
 export class DynamicConfigManager {
   private lastProcessed = -1;
+  private ipQuotas: IpConnectionRateQuotas | undefined;
   private watch: ZkWatch | undefined;
   /** Notifications are processed one batch at a time, in the order the watch fired. */
   private readonly notifications = new SerialQueue();
@@ -97,6 +104,11 @@ export class DynamicConfigManager {
         log.error(`Dynamic broker configs at ${path} could not be applied`, err);
       }
     }
+  }
+
+  /** The socket server, once it exists: `/config/ips/*` quotas apply to it (loaded at startup, then on change). */
+  attachIpQuotas(target: IpConnectionRateQuotas): void {
+    this.ipQuotas = target;
   }
 
   startup(): void {
@@ -157,6 +169,8 @@ export class DynamicConfigManager {
             if (nameError !== undefined) throw new Error(`Invalid topic in entity_path topics/${entityName}: ${nameError}`);
             await this.applyTopicConfig(entityName);
           } else if (entityType === 'clients') await this.applyClientConfig(entityName);
+          else if (entityType === 'users') await this.applyUserConfig(entityName);
+          else if (entityType === 'ips') await this.applyIpConfig(entityName);
           else if (entityType === 'brokers') await this.applyBrokerConfig(entityName);
         } catch (err) {
           // Kafka's ZkNodeChangeNotificationListener: logged, and the listener goes on with the next notification.
@@ -172,6 +186,16 @@ export class DynamicConfigManager {
     for (const sanitized of (await this.zk.getChildren(ZkPaths.configEntityType('clients'))) ?? []) {
       // One unreadable entity must not keep the broker from starting, nor the others from loading.
       await this.applyClientConfig(sanitized).catch((err: unknown) => this.log.error(`Error loading the config of clients/${sanitized}`, err));
+    }
+    for (const ip of (await this.zk.getChildren(ZkPaths.configEntityType('ips'))) ?? []) {
+      await this.applyIpConfig(ip).catch((err: unknown) => this.log.error(`Error loading the config of ips/${ip}`, err));
+    }
+    for (const user of (await this.zk.getChildren(ZkPaths.configEntityType('users'))) ?? []) {
+      await this.applyUserConfig(user).catch((err: unknown) => this.log.error(`Error loading the config of users/${user}`, err));
+      for (const client of (await this.zk.getChildren(`${ZkPaths.configEntity('users', user)}/clients`).catch(() => null)) ?? []) {
+        const name = `${user}/clients/${client}`;
+        await this.applyUserConfig(name).catch((err: unknown) => this.log.error(`Error loading the config of users/${name}`, err));
+      }
     }
   }
 
@@ -219,6 +243,45 @@ export class DynamicConfigManager {
     const clientId = sanitizedClientId === DEFAULT_ENTITY_NAME ? DEFAULT_ENTITY_NAME : desanitize(sanitizedClientId);
     this.quotas.produce.updateQuota(clientId, byteRate(config.get('producer_byte_rate')));
     this.quotas.fetch.updateQuota(clientId, byteRate(config.get('consumer_byte_rate')));
+  }
+
+  /**
+   * Kafka's UserConfigHandler: `/config/users/<sanitized user>` or `/config/users/<sanitized user>/clients/<client
+   * id>` (either may be `<default>`), whose producer_byte_rate and consumer_byte_rate go to the quota managers.
+   */
+  private async applyUserConfig(entityName: string): Promise<void> {
+    if (this.quotas === undefined) return;
+    const parts = entityName.split('/');
+    if (!(parts.length === 1 || (parts.length === 3 && parts[1] === 'clients')) || parts.some((p) => p === '')) {
+      throw new Error(`Invalid quota entity path users/${entityName}`);
+    }
+    const user = parts[0] as string;
+    const client = parts[2];
+    const path = client === undefined ? ZkPaths.configEntity('users', user) : ZkPaths.configUserClient(user, client);
+    const node = await this.zk.getData(path);
+    const config = node === null ? new Map<string, string>() : ConfigEntityZNode.decode(path, node.data);
+    this.log.info(`Processing override for entityPath: users/${entityName} with config: HashMap(${[...config].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
+    const entity = client === undefined ? { user } : { user, clientId: client === DEFAULT_ENTITY_NAME ? client : desanitize(client) };
+    this.quotas.produce.updateQuota(entity, byteRate(config.get('producer_byte_rate')));
+    this.quotas.fetch.updateQuota(entity, byteRate(config.get('consumer_byte_rate')));
+  }
+
+  /**
+   * Kafka's IpConfigHandler: `/config/ips/<ip>` or `<default>`, whose connection_creation_rate goes to the
+   * socket server's ConnectionQuotas. A name that is not an ip address is refused (Kafka resolves host names
+   * here; AlterClientQuotas only stores addresses).
+   */
+  private async applyIpConfig(name: string): Promise<void> {
+    if (this.ipQuotas === undefined) return;
+    if (name !== DEFAULT_ENTITY_NAME && !isIpAddress(name)) throw new Error(`Unable to resolve address ${name}`);
+    const path = ZkPaths.configEntity('ips', name);
+    const node = await this.zk.getData(path);
+    const config = node === null ? new Map<string, string>() : ConfigEntityZNode.decode(path, node.data);
+    this.log.info(`Processing override for entityPath: ips/${name} with config: HashMap(${[...config].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
+    const text = config.get('connection_creation_rate');
+    const rate = text === undefined ? undefined : Number(text.trim());
+    if (rate !== undefined && !(Number.isInteger(rate) && rate >= 0)) throw new Error(`Invalid connection_creation_rate ${text} of ips/${name}`);
+    this.ipQuotas.updateIpConnectionRateQuota(name === DEFAULT_ENTITY_NAME ? undefined : name, rate);
   }
 
   /** Kafka's BrokerConfigHandler: `<default>` for every broker, else only the broker the id names. */

@@ -225,6 +225,7 @@ export class KafkaServer {
     const socketServer = new SocketServer(socketServerOptions(dynamicBrokerConfig.current, clock), new RequestDispatcher(apis));
     await socketServer.startup();
     this.socketServer = socketServer;
+    dynamicConfig.attachIpQuotas(socketServer);
     this.shutdownHooks.push(() => socketServer.shutdown());
     this.applyDynamicReconfigurations(dynamicBrokerConfig, socketServer, replicaManager, logManager);
   }

@@ -229,6 +229,23 @@ export class AdminZk {
   }
 
   /**
+   * AdminZkClient.changeUserOrUserClientIdConfig: `/config/users/<user>` or, with a client id,
+   * `/config/users/<user>/clients/<client-id>`; names already sanitized (or `<default>`), notified as
+   * `users/<user>` or `users/<user>/clients/<client-id>`.
+   */
+  async changeUserOrUserClientIdConfig(sanitizedUser: string, sanitizedClientId: string | undefined, config: ReadonlyMap<string, string>): Promise<void> {
+    if (sanitizedClientId === undefined) return this.changeEntityConfig('users', sanitizedUser, config);
+    const path = ZkPaths.configUserClient(sanitizedUser, sanitizedClientId);
+    await this.writeEntityConfig(path, config);
+    await this.zk.createRecursive(ZkPaths.configChangePrefix, ConfigChangeNotificationZNode.encode('users', `${sanitizedUser}/clients/${sanitizedClientId}`), 'PERSISTENT_SEQUENTIAL');
+  }
+
+  /** AdminZkClient.changeIpConfig: `/config/ips/<ip>` (or `<default>`), notified as `ips/<ip>`. */
+  changeIpConfig(ip: string, config: ReadonlyMap<string, string>): Promise<void> {
+    return this.changeEntityConfig('ips', ip, config);
+  }
+
+  /**
    * AdminZkClient.changeBrokerConfig: `/config/brokers/<id>`, or `/config/brokers/<default>` when there is no
    * id, written whole, with an `entity_path: brokers/<name>` notification every broker's DynamicConfigManager sees.
    */
@@ -243,6 +260,14 @@ export class AdminZk {
   async fetchEntityConfig(entityType: string, sanitizedName: string): Promise<Map<string, string>> {
     if (zkNodeNameError(sanitizedName) !== undefined) return new Map();
     const path = ZkPaths.configEntity(entityType, sanitizedName);
+    const node = await this.zk.getData(path);
+    return node === null ? new Map() : readTopicOverrides(path, node.data);
+  }
+
+  /** `/config/users/<user>/clients/<client-id>`'s config (names sanitized or `<default>`); empty when absent. */
+  async fetchUserClientConfig(sanitizedUser: string, sanitizedClientId: string): Promise<Map<string, string>> {
+    if (zkNodeNameError(sanitizedUser) !== undefined || zkNodeNameError(sanitizedClientId) !== undefined) return new Map();
+    const path = ZkPaths.configUserClient(sanitizedUser, sanitizedClientId);
     const node = await this.zk.getData(path);
     return node === null ? new Map() : readTopicOverrides(path, node.data);
   }
@@ -276,13 +301,16 @@ export class AdminZk {
   }
 
   private async changeEntityConfig(entityType: string, entityName: string, config: ReadonlyMap<string, string>): Promise<void> {
-    const path = ZkPaths.configEntity(entityType, entityName);
+    await this.writeEntityConfig(ZkPaths.configEntity(entityType, entityName), config);
+    await this.zk.createRecursive(ZkPaths.configChangePrefix, ConfigChangeNotificationZNode.encode(entityType, entityName), 'PERSISTENT_SEQUENTIAL');
+  }
+
+  private async writeEntityConfig(path: string, config: ReadonlyMap<string, string>): Promise<void> {
     try {
       await this.zk.setData(path, ConfigEntityZNode.encode(config));
     } catch (err) {
       if (!(err instanceof ZkError && err.code === 'NONODE')) throw err;
       await this.zk.createRecursive(path, ConfigEntityZNode.encode(config));
     }
-    await this.zk.createRecursive(ZkPaths.configChangePrefix, ConfigChangeNotificationZNode.encode(entityType, entityName), 'PERSISTENT_SEQUENTIAL');
   }
 }

@@ -66,6 +66,8 @@ export const ZkPaths = {
   config: '/config',
   configEntityType: (entityType: string) => `/config/${segment(entityType)}`,
   configEntity: (entityType: string, entityName: string) => `/config/${segment(entityType)}/${segment(entityName)}`,
+  /** `/config/users/<sanitized user>/clients/<sanitized client id>` (either may be `<default>`). */
+  configUserClient: (sanitizedUser: string, sanitizedClientId: string) => `/config/users/${segment(sanitizedUser)}/clients/${segment(sanitizedClientId)}`,
   configChanges: '/config/changes',
   configChangePrefix: '/config/changes/config_change_',
   clusterId: '/cluster/id',

@@ -13,6 +13,7 @@ import {
 } from '../../protocol/apis/describe-client-quotas';
 import { desanitize, sanitize } from '../../zk/sanitizer';
 import { DEFAULT_ENTITY_NAME } from '../client-quota-manager';
+import { isIpAddress } from '../network/ip-address';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
 
@@ -144,7 +145,8 @@ export function parseQuotaEntity(entity: readonly ClientQuotaEntityData[]): Pars
     const sanitized = sanitizeEntityName(entityName);
     if (entityType === USER) parsed.user = sanitized;
     else if (entityType === CLIENT_ID) parsed.clientId = sanitized;
-    else if (entityType === IP) parsed.ip = sanitized;
+    // Kafka keeps ip names as they are (an address is a valid znode name; anything else is refused later).
+    else if (entityType === IP) parsed.ip = entityName ?? DEFAULT_ENTITY_NAME;
     else throw new KafkaError('INVALID_REQUEST', `Unhandled client quota entity type: ${entityType}`);
     if (entityName !== null && entityName === '') throw new KafkaError('INVALID_REQUEST', `Empty ${entityType} not supported`);
   }
@@ -182,6 +184,25 @@ export function applyQuotaOps(stored: ReadonlyMap<string, string>, ops: readonly
   return props;
 }
 
+/**
+ * The new config of an ip after the ops: only connection_creation_rate (DynamicConfig.Ip), an INT of at least 0
+ * (Kafka's validator), or its removal.
+ */
+export function applyIpQuotaOps(stored: ReadonlyMap<string, string>, ops: readonly AlterClientQuotasOp[]): Map<string, string> {
+  const props = new Map(stored);
+  for (const op of ops) {
+    if (!IP_QUOTA_KEYS.includes(op.key)) throw new KafkaError('INVALID_REQUEST', `Invalid configuration key ${op.key}`);
+    if (op.remove) {
+      props.delete(op.key);
+      continue;
+    }
+    if (!Number.isInteger(op.value) || op.value > 2147483647) throw new KafkaError('INVALID_REQUEST', `Configuration ${op.key} must be a INT value`);
+    if (op.value < 0) throw new KafkaError('INVALID_REQUEST', `Invalid value ${op.value} for configuration ${op.key}: Value must be at least 0`);
+    props.set(op.key, String(op.value));
+  }
+  return props;
+}
+
 function entityText(p: ParsedEntity): string {
   const part = (type: string, sanitized: string): string => (sanitized === DEFAULT_ENTITY_NAME ? `the default ${type}` : `${type} '${desanitize(sanitized)}'`);
   return [p.user !== undefined ? part('user', p.user) : undefined, p.clientId !== undefined ? part('client-id', p.clientId) : undefined, p.ip !== undefined ? part('ip', p.ip) : undefined]
@@ -207,10 +228,11 @@ async function readStoredEntities(ctx: HandlerContext): Promise<StoredQuotaEntit
  * DescribeClientQuotas and AlterClientQuotas (KIP-546) as Kafka 2.8's ZooKeeper-mode broker answers them
  * (ZkAdminManager.describeClientQuotas / alterClientQuotas), on any broker. Client-id quotas (a client id or the
  * default, `/config/clients/<sanitized id>`) are written with a `/config/changes` notification that every
- * broker's DynamicConfigManager applies to its quota managers. Quotas of users (every client here is
- * User:ANONYMOUS) and of ips, and the request_percentage / controller_mutation_rate keys, are refused with
- * INVALID_REQUEST: this broker's quota managers apply only the client-id byte rates. Describe answers whatever
- * is stored, users and ips included.
+ * broker's DynamicConfigManager applies to its quota managers; so are user quotas (`/config/users/<user>`) and
+ * user and client-id quotas (`/config/users/<user>/clients/<client-id>`), for the connection's principal, and
+ * ips' connection_creation_rate (`/config/ips/<ip>`, KIP-612), applied by the socket server. The
+ * request_percentage / controller_mutation_rate keys are refused with INVALID_REQUEST: this broker's quota
+ * managers do not apply them. Describe answers whatever is stored.
  */
 export function createClientQuotasHandlers(ctx: HandlerContext): {
   describeClientQuotas: ApiHandler<DescribeClientQuotasRequest, DescribeClientQuotasResponse>;
@@ -222,10 +244,21 @@ export function createClientQuotasHandlers(ctx: HandlerContext): {
     const parsed = parseQuotaEntity(entity);
     if (parsed.ip !== undefined) {
       if (parsed.user !== undefined || parsed.clientId !== undefined) throw new KafkaError('INVALID_REQUEST', 'Invalid quota entity combination, IP entity should not be used with user/client ID entity.');
-      throw new KafkaError('INVALID_REQUEST', `Connection rate quotas are not supported by this broker; refused: ${entityText(parsed)}`);
+      const ip = parsed.ip;
+      if (ip !== DEFAULT_ENTITY_NAME && !isIpAddress(ip)) throw new KafkaError('INVALID_REQUEST', `${ip} is not a valid IP or resolvable host.`);
+      const config = applyIpQuotaOps(await ctx.adminZk.fetchEntityConfig('ips', ip), ops);
+      if (validateOnly) return;
+      log.info(`Updating ${entityText(parsed)} with new quotas: ${[...config].map(([k, v]) => `${k} -> ${v}`).join(',')}`);
+      await ctx.adminZk.changeIpConfig(ip, config);
+      return;
     }
     if (parsed.user !== undefined) {
-      throw new KafkaError('INVALID_REQUEST', `User quotas are not supported by this broker (its clients are all User:ANONYMOUS); refused: ${entityText(parsed)}`);
+      const stored = parsed.clientId === undefined ? await ctx.adminZk.fetchEntityConfig('users', parsed.user) : await ctx.adminZk.fetchUserClientConfig(parsed.user, parsed.clientId);
+      const config = applyQuotaOps(stored, ops);
+      if (validateOnly) return;
+      log.info(`Updating ${entityText(parsed)} with new quotas: ${[...config].map(([k, v]) => `${k} -> ${v}`).join(',')}`);
+      await ctx.adminZk.changeUserOrUserClientIdConfig(parsed.user, parsed.clientId, config);
+      return;
     }
     const sanitized = parsed.clientId as string;
     const config = applyQuotaOps(await ctx.adminZk.fetchEntityConfig('clients', sanitized), ops);

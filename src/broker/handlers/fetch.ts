@@ -73,10 +73,10 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
       if (throttledBytes > 0) leaderQuota.record(throttledBytes);
     }
     if (!isFollower) {
-      const throttleTimeMs = ctx.quotas.fetch.recordAndGetThrottleTimeMs(clientId, bytes);
+      const throttleTimeMs = ctx.quotas.fetch.recordAndGetThrottleTimeMs(clientId, bytes, undefined, context.connection.principal.name);
       if (throttleTimeMs > 0) {
         // Over consumer_byte_rate: an empty answer, and the bytes not sent are not counted (Kafka's unrecord).
-        ctx.quotas.fetch.unrecord(clientId, bytes);
+        ctx.quotas.fetch.unrecord(clientId, bytes, undefined, context.connection.principal.name);
         context.throttleTimeMs = throttleTimeMs;
         return { throttleTimeMs, ...fetchContext.throttled(), responses: [] };
       }

@@ -90,7 +90,7 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     }
     const responses = [...byTopic].map(([name, partitionResponses]) => ({ name, partitionResponses }));
     // The whole request counts against producer_byte_rate, acks=0 included (Kafka's KafkaApis.handleProduceRequest).
-    const throttleTimeMs = ctx.quotas.produce.recordAndGetThrottleTimeMs(context.header.clientId ?? '', context.requestSize);
+    const throttleTimeMs = ctx.quotas.produce.recordAndGetThrottleTimeMs(context.header.clientId ?? '', context.requestSize, undefined, context.connection.principal.name);
     context.throttleTimeMs = throttleTimeMs;
     if (acks === 0) return responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== ErrorCode.NONE.code)) ? CLOSE_CONNECTION : NO_RESPONSE;
     if (acks === -1) await awaitReplication(ctx, pending, request.timeoutMs);

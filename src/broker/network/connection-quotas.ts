@@ -1,4 +1,9 @@
+import { getLogger } from '../../common/logging/logging';
+import { SampledRate } from '../../common/sampled-rate';
 import { Clock } from '../../common/time';
+
+/** DynamicConfig.Ip.DefaultConnectionCreationRate: no quota. */
+export const NO_IP_CONNECTION_RATE_QUOTA = 2147483647;
 
 export interface ConnectionQuotaConfig {
   /** max.connections: connections of the whole broker. */
@@ -14,21 +19,33 @@ export interface ConnectionQuotaConfig {
    * the broker-wide limits do not apply to it, so that clients cannot lock the brokers out of each other.
    */
   readonly protectedListener?: string;
+  /** quota.window.num and quota.window.size.seconds: the windows an ip's connection_creation_rate is measured over. */
+  readonly quotaWindow?: { readonly numQuotaSamples: number; readonly quotaWindowSizeSeconds: number };
 }
 
 /** Why a new connection was refused. */
 export type ConnectionRefusal =
   | { readonly reason: 'per-ip'; readonly limit: number }
   | { readonly reason: 'broker'; readonly limit: number }
-  | { readonly reason: 'rate'; readonly limit: number };
+  | { readonly reason: 'rate'; readonly limit: number }
+  /** Over the ip's connection_creation_rate (KIP-612): Kafka holds the socket unread this long, then closes it. */
+  | { readonly reason: 'ip-rate'; readonly limit: number; readonly throttleMs: number };
 
 /**
  * Kafka's ConnectionQuotas: counts of open connections per client address and over the broker, and the rate of
  * new ones. A connection that would break a limit is refused at accept. The creation rate is measured over a
- * sliding second (Kafka's connection-creation-rate sensor, reduced to the one window that decides).
+ * sliding second (Kafka's connection-creation-rate sensor, reduced to the one window that decides). The
+ * connection_creation_rate quotas of ips (`/config/ips/<ip>` and `/config/ips/<default>`, KIP-612) are measured
+ * as Kafka's per-ip sensors over the client quota windows; a connection over its ip's quota is not counted and
+ * its socket is closed after the throttle time.
  */
 export class ConnectionQuotas {
+  private readonly logger = getLogger('kafka.network.ConnectionQuotas');
   private readonly perIp = new Map<string, number>();
+  /** connection_creation_rate overrides by ip address. */
+  private readonly ipRates = new Map<string, number>();
+  private defaultIpRate = NO_IP_CONNECTION_RATE_QUOTA;
+  private readonly ipSensors = new Map<string, SampledRate>();
   private total = 0;
   /** Accept times of the last second, oldest first. */
   private readonly recent: number[] = [];
@@ -46,6 +63,51 @@ export class ConnectionQuotas {
     this.config = { ...this.config, ...limits };
   }
 
+  /**
+   * ConnectionQuotas.updateIpConnectionRateQuota: an ip's connection_creation_rate (undefined removes it), or with
+   * `ip` undefined the default of every ip without its own. Sensors restart with the new quota.
+   */
+  updateIpConnectionRateQuota(ip: string | undefined, rate: number | undefined): void {
+    if (ip === undefined) {
+      this.defaultIpRate = rate ?? NO_IP_CONNECTION_RATE_QUOTA;
+      this.logger.info(`Updating default connection rate quota to ${this.defaultIpRate}`);
+      this.ipSensors.clear();
+      return;
+    }
+    if (rate === undefined) {
+      this.logger.info(`Removing max connection rate override for /${ip}`);
+      this.ipRates.delete(ip);
+    } else {
+      this.logger.info(`Updating max connection rate override for /${ip} to ${rate}`);
+      this.ipRates.set(ip, rate);
+    }
+    this.ipSensors.delete(ip);
+  }
+
+  /** The connection_creation_rate that applies to `ip` (NO_IP_CONNECTION_RATE_QUOTA for none). */
+  connectionRateForIp(ip: string): number {
+    return this.ipRates.get(ip) ?? this.defaultIpRate;
+  }
+
+  /** recordIpConnectionMaybeThrottle: the throttle time this new connection earns, 0 within the quota (then recorded). */
+  private ipThrottleMs(ip: string): number {
+    const quota = this.connectionRateForIp(ip);
+    if (quota === NO_IP_CONNECTION_RATE_QUOTA) return 0;
+    const now = this.clock.nowMs();
+    let sensor = this.ipSensors.get(ip);
+    if (sensor === undefined) {
+      const w = this.config.quotaWindow ?? { numQuotaSamples: 11, quotaWindowSizeSeconds: 1 };
+      sensor = new SampledRate(w.numQuotaSamples, w.quotaWindowSizeSeconds * 1000);
+      this.ipSensors.set(ip, sensor);
+    }
+    sensor.record(1, now);
+    const observed = sensor.rate(now);
+    if (observed <= quota) return 0;
+    // Kafka unrecords the refused connection: only accepted connections count towards the rate.
+    sensor.record(-1, now);
+    return Math.max(1, Math.round(((observed - quota) / quota) * sensor.windowSize(now)));
+  }
+
   get connectionCount(): number {
     return this.total;
   }
@@ -58,6 +120,8 @@ export class ConnectionQuotas {
   tryAccept(ip: string, listener: string): ConnectionRefusal | undefined {
     const limit = this.config.maxConnectionsPerIpOverrides.get(ip) ?? this.config.maxConnectionsPerIp;
     if (this.count(ip) >= limit) return { reason: 'per-ip', limit };
+    const throttleMs = this.ipThrottleMs(ip);
+    if (throttleMs > 0) return { reason: 'ip-rate', limit: this.connectionRateForIp(ip), throttleMs };
     if (listener !== this.config.protectedListener) {
       if (this.total >= this.config.maxConnections) return { reason: 'broker', limit: this.config.maxConnections };
       const now = this.clock.nowMs();

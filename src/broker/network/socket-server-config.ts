@@ -21,6 +21,7 @@ export function socketServerOptions(config: KafkaConfig, clock?: Clock): SocketS
     maxConnectionsPerIpOverrides: config.maxConnectionsPerIpOverrides,
     maxConnectionCreationRate: config.get('max.connection.creation.rate'),
     interBrokerListenerName: config.interBrokerListenerName,
+    quotaWindow: { numQuotaSamples: config.get('quota.window.num'), quotaWindowSizeSeconds: config.get('quota.window.size.seconds') },
     ...(clock === undefined ? {} : { clock }),
   };
 }

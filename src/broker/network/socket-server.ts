@@ -39,6 +39,8 @@ export interface SocketServerOptions {
   maxConnectionCreationRate?: number;
   /** inter.broker.listener.name: exempt from the broker-wide limits when there are other listeners. */
   interBrokerListenerName?: string;
+  /** quota.window.num / quota.window.size.seconds, for the ips' connection_creation_rate quotas. */
+  quotaWindow?: { numQuotaSamples: number; quotaWindowSizeSeconds: number };
   clock?: Clock;
   /** socket.receive.buffer.bytes / socket.send.buffer.bytes are OS-managed in Node and not applied. */
 }
@@ -109,6 +111,7 @@ export class SocketServer {
         maxConnectionsPerIp: this.options.maxConnectionsPerIp ?? INT_MAX,
         maxConnectionsPerIpOverrides: await resolveOverrides(this.options.maxConnectionsPerIpOverrides ?? new Map()),
         maxConnectionCreationRate: this.options.maxConnectionCreationRate ?? INT_MAX,
+        ...(this.options.quotaWindow === undefined ? {} : { quotaWindow: this.options.quotaWindow }),
         ...(this.options.listeners.length > 1 && this.options.interBrokerListenerName !== undefined ? { protectedListener: this.options.interBrokerListenerName } : {}),
       },
       this.clock,
@@ -194,6 +197,11 @@ export class SocketServer {
     this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Updated connection limits: max.connections=${limits.maxConnections}, max.connections.per.ip=${limits.maxConnectionsPerIp}, max.connections.per.ip.overrides=${[...limits.maxConnectionsPerIpOverrides].map(([h, n]) => `${h}:${n}`).join(',')}`);
   }
 
+  /** A connection_creation_rate quota of an ip, or of every ip (`ip` undefined) without its own (KIP-612). */
+  updateIpConnectionRateQuota(ip: string | undefined, rate: number | undefined): void {
+    this.quotas?.updateIpConnectionRateQuota(ip, rate);
+  }
+
   /** The listeners with their real ports (port 0 replaced by the ephemeral port). */
   boundEndPoints(): EndPoint[] {
     return this.bound.map((b) => ({ ...b.endPoint, port: b.port }));
@@ -234,6 +242,22 @@ export class SocketServer {
       return;
     }
     const refusal = this.quotas?.tryAccept(remote, endPoint.listenerName);
+    if (refusal?.reason === 'ip-rate') {
+      // Kafka's Acceptor keeps a throttled socket unread until the throttle ends and then closes it, so that a
+      // client reconnecting in a loop waits instead of hammering the acceptor.
+      socket.pause();
+      this.sockets.add(socket);
+      const timer = this.clock.setTimer(() => {
+        socket.destroy();
+      }, refusal.throttleMs);
+      socket.once('close', () => {
+        timer.cancel();
+        this.sockets.delete(socket);
+      });
+      socket.on('error', () => undefined);
+      this.logRefusal(refusal.reason, () => refusalMessage(remote, refusal));
+      return;
+    }
     if (refusal !== undefined) {
       socket.destroy();
       this.logRefusal(refusal.reason, () => refusalMessage(remote, refusal));
@@ -297,6 +321,8 @@ function refusalMessage(remote: string, r: ConnectionRefusal): string {
       return `Rejected connection from /${remote}, the broker already has the configured maximum of ${r.limit} connections (max.connections).`;
     case 'rate':
       return `Rejected connection from /${remote}, more than max.connection.creation.rate=${r.limit} new connections in the last second.`;
+    case 'ip-rate':
+      return `Delaying closing of connection from /${remote} for ${r.throttleMs} ms (over its connection_creation_rate quota of ${r.limit} per second)`;
   }
 }
 

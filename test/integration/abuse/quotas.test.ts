@@ -32,8 +32,8 @@ describe('client quotas', () => {
     await admin.changeClientIdConfig('slow-producer', new Map([['producer_byte_rate', String(QUOTA)]]));
     await admin.changeClientIdConfig('slow/consumer', new Map([['consumer_byte_rate', String(QUOTA)]]));
     const broker = cluster.broker(0);
-    await broker.child.waitForLine(/Changing produce quota of client-id slow-producer to 100000/, { timeoutMs: 30000 });
-    await broker.child.waitForLine(/Changing fetch quota of client-id slow\/consumer to 100000/, { timeoutMs: 30000 });
+    await broker.child.waitForLine(/Changing Produce quota for client-id slow-producer to 100000/, { timeoutMs: 30000 });
+    await broker.child.waitForLine(/Changing Fetch quota for client-id slow\/consumer to 100000/, { timeoutMs: 30000 });
   }, 120000);
 
   afterAll(async () => {

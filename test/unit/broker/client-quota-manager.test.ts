@@ -61,6 +61,51 @@ describe('ClientQuotaManager', () => {
   });
 });
 
+describe("ClientQuotaManager: users and client ids in KIP-55's order", () => {
+  const config = { numQuotaSamples: 11, quotaWindowSizeSeconds: 1 };
+  const D = DEFAULT_ENTITY_NAME;
+
+  it('takes the most specific entity that has a quota', () => {
+    const q = new ClientQuotaManager('Produce', config, new MockClock(0));
+    const levels: [Parameters<ClientQuotaManager['updateQuota']>[0], number][] = [
+      [{ clientId: D }, 8],
+      [{ clientId: 'app' }, 7],
+      [{ user: D }, 6],
+      [{ user: D, clientId: D }, 5],
+      [{ user: D, clientId: 'app' }, 4],
+      [{ user: 'alice' }, 3],
+      [{ user: 'alice', clientId: D }, 2],
+      [{ user: 'alice', clientId: 'app' }, 1],
+    ];
+    // Added from the least to the most specific: each one takes over.
+    for (const [entity, level] of levels) {
+      q.updateQuota(entity, level);
+      expect(q.quotaFor('app', 'alice')).toBe(level);
+    }
+    // And removed from the most specific back: the next one below shows through.
+    for (const [entity, level] of levels.slice().reverse()) {
+      expect(q.quotaFor('app', 'alice')).toBe(level);
+      q.updateQuota(entity, undefined);
+    }
+    expect(q.quotaFor('app', 'alice')).toBeUndefined();
+  });
+
+  it('a user quota is one rate for all of its clients; a client-id quota one rate per client id', () => {
+    const q = new ClientQuotaManager('Produce', config, new MockClock(0));
+    q.updateQuota({ user: 'bob' }, 1000);
+    q.updateQuota({ clientId: D }, 1000);
+    // bob's two clients share 10 KB over the 10 s window: the second one is throttled.
+    expect(q.recordAndGetThrottleTimeMs('one', 10_000, 0, 'bob')).toBe(0);
+    expect(q.recordAndGetThrottleTimeMs('two', 10_000, 0, 'bob')).toBe(10_000);
+    // carol's clients fall back to the client-id default: each has its own rate.
+    expect(q.recordAndGetThrottleTimeMs('one', 10_000, 0, 'carol')).toBe(0);
+    expect(q.recordAndGetThrottleTimeMs('two', 10_000, 0, 'carol')).toBe(0);
+    // User names are sanitized as in ZooKeeper: a quota on 'CN=a,O=b' is stored as CN%3Da%2CO%3Db.
+    q.updateQuota({ user: 'CN%3Da%2CO%3Db' }, 5);
+    expect(q.quotaFor('x', 'CN=a,O=b')).toBe(5);
+  });
+});
+
 describe('Sanitizer (Kafka entity names in znodes)', () => {
   it("URL-encodes so that no name reaches another znode, with Kafka's %2A and %20", () => {
     expect(sanitize('producer-1')).toBe('producer-1');
