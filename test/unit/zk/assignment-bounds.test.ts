@@ -29,7 +29,7 @@ describe('the size of a topic assignment, known before it is built', () => {
     expect(() => assignReplicasToBrokers([0, 1, 2], 2147483647, 1)).toThrow(InvalidPartitionsError);
     expect(() => assignReplicasToBrokers([0, 1, 2], 2147483647, 1)).toThrow(/would take \d+ bytes, more than the 1047551 bytes a ZooKeeper znode can hold \(jute.maxbuffer\)/);
     expect(() => checkAssignmentFits('t', 2147483647, estimateAssignmentBytes(0, 2147483647, 3, [0, 1, 2]))).toThrow(/The replica assignment of topic 't' with 2147483647 partitions/);
-    expect(Date.now() - started).toBeLessThan(50);
+    expect(Date.now() - started).toBeLessThan(1000);
     // Near the limit: what fits is built, what does not is refused.
     const fits = Math.floor(ZNODE_MAX_DATA_BYTES / 12);
     expect(encoded(assignReplicasToBrokers([0, 1, 2], fits, 1))).toBeLessThanOrEqual(ZNODE_MAX_DATA_BYTES);
