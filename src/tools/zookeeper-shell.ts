@@ -2,6 +2,7 @@ import * as readline from 'node:readline';
 import { ZkError } from '../zk/zk-error';
 import type { ZkStat } from '../zk/zk-client';
 import { ZkShellSession } from '../zk/zk-shell-session';
+import { zkClientCredentials } from '../security/zookeeper-login';
 
 /*
  * Kafka's bin/zookeeper-shell.sh: ZooKeeper 3.5's CLI (ZooKeeperMain, through Kafka's
@@ -339,7 +340,9 @@ export async function runZooKeeperShell(argv: readonly string[], input: NodeJS.R
   }
   let session: ZkShellSession;
   try {
-    session = await ZkShellSession.connect(server);
+    // ZooKeeper's CLI logs in with the JAAS Client section when KAFKA_OPTS names one; kafka-ts sends its
+    // credentials with the digest scheme (see src/zk/zk-acls.ts). Nodes it creates stay open, as the CLI's do.
+    session = await ZkShellSession.connect(server, 30000, zkClientCredentials());
   } catch (err) {
     io.err(`Unable to connect to ZooKeeper at ${server}: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
