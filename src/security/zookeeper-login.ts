@@ -31,6 +31,16 @@ function systemProperty(env: NodeJS.ProcessEnv, name: string): string | undefine
   return m === null ? undefined : (m[2] ?? m[3] ?? m[4]);
 }
 
+/**
+ * ZooKeeper's client also turns TLS on from the `zookeeper.client.secure` system property when the config does not
+ * say (ZKClientConfig). kafka-ts cannot connect over TLS (docs/security-zookeeper.md), so that is refused rather
+ * than ignored, like the `zookeeper.ssl.*` keys.
+ */
+function refuseZkTlsProperty(env: NodeJS.ProcessEnv): void {
+  if ((systemProperty(env, 'zookeeper.client.secure') ?? '').trim().toLowerCase() !== 'true') return;
+  throw new ZkLoginError('-Dzookeeper.client.secure=true in KAFKA_OPTS cannot be honoured: kafka-ts connects to ZooKeeper without TLS (its ZooKeeper client binding has no TLS handshake); see docs/security.md, ZooKeeper');
+}
+
 /** JaasUtils.zkSecuritySysConfigString: the three properties that decide, as Kafka prints them in its errors. */
 export function zkSecuritySysConfigString(env: NodeJS.ProcessEnv = process.env): string {
   const loginConfig = jaasFileFromKafkaOpts(env['KAFKA_OPTS']) ?? 'null';
@@ -87,6 +97,7 @@ export function zkClientCredentials(env: NodeJS.ProcessEnv = process.env): ZkDig
  * has no ZooKeeper TLS (see docs/security-zookeeper.md), so the login is the only authentication.
  */
 export function brokerZkSecurity(setAcl: boolean, env: NodeJS.ProcessEnv = process.env): ZkClientSecurity {
+  refuseZkTlsProperty(env);
   const auth = zkClientCredentials(env);
   if (setAcl && auth === undefined) {
     throw new ZkLoginError(
@@ -98,6 +109,7 @@ export function brokerZkSecurity(setAcl: boolean, env: NodeJS.ProcessEnv = proce
 
 /** The tools' ZooKeeper security: `KafkaZkClient(connect, JaasUtils.isZkSaslEnabled, ...)` in each command. */
 export function toolZkSecurity(env: NodeJS.ProcessEnv = process.env): ZkClientSecurity {
+  refuseZkTlsProperty(env);
   const auth = zkClientCredentials(env);
   return auth === undefined ? { secureAcls: false } : { auth, secureAcls: true };
 }

@@ -51,6 +51,12 @@ describe("the ZooKeeper login (Kafka's JaasUtils and KafkaServer.initZkClient)",
     expect(() => zkClientCredentials(env(`-Djava.security.auth.login.config=${krb}`))).toThrow(/^The JAAS section Client \(com\.sun\.security\.auth\.module\.Krb5LoginModule\) has no username and password/);
   });
 
+  it('refuses ZooKeeper TLS asked for with -Dzookeeper.client.secure=true', () => {
+    expect(() => brokerZkSecurity(false, env('-Dzookeeper.client.secure=true'))).toThrow(/^-Dzookeeper\.client\.secure=true in KAFKA_OPTS cannot be honoured: kafka-ts connects to ZooKeeper without TLS/);
+    expect(() => toolZkSecurity(env('-Dzookeeper.client.secure=true'))).toThrow(/cannot be honoured/);
+    expect(brokerZkSecurity(false, env('-Dzookeeper.client.secure=false'))).toEqual({ secureAcls: false });
+  });
+
   it('names an unreadable JAAS file, and never prints the password', () => {
     expect(() => isZkSaslEnabled(env('-Djava.security.auth.login.config=/no/such/file'))).toThrow(/^Exception while loading Zookeeper JAAS login context \[java\.security\.auth\.login\.config=\/no\/such\/file/);
     expect(zkSecuritySysConfigString(env(`-Djava.security.auth.login.config=${jaas(CLIENT)}`))).not.toContain('kafka-secret');
