@@ -452,16 +452,37 @@ export class ZkClient {
    * needs no ACL.
    */
   async create(path: string, data: Buffer | null, mode: CreateMode = 'PERSISTENT'): Promise<string> {
-    const created = await this.call(path, (h, cb) => h.a_create(path, data, CREATE_FLAGS[mode], cb), (a) => String(a[2]));
     const acl = this.defaultAcls(path);
-    if (!isOpenAcl(acl)) {
-      try {
-        await this.setAcl(created, acl);
-      } catch (err) {
-        if (!(err instanceof ZkError && err.code === 'NONODE')) throw err;
-      }
+    let attempts = 0;
+    let created: string;
+    try {
+      created = await this.call(
+        path,
+        (h, cb) => {
+          attempts++;
+          return h.a_create(path, data, CREATE_FLAGS[mode], cb);
+        },
+        (a) => String(a[2]),
+      );
+    } catch (err) {
+      // A create retried after a connection loss may meet the node its first attempt made, still open: that node
+      // gets its ACL before the caller (who may take NODEEXISTS for success) goes on. A node that was already there
+      // open is not this client's to change (zookeeper-security-migration is).
+      if (!isOpenAcl(acl) && attempts > 1 && err instanceof ZkError && err.code === 'NODEEXISTS') await this.secureIfOpen(path, acl);
+      throw err;
     }
+    if (!isOpenAcl(acl)) await this.secureIfOpen(created, acl, false);
     return created;
+  }
+
+  /** Sets `acl` on a node (only if its ACL is still open when `onlyIfOpen`); a node gone meanwhile is left alone. */
+  private async secureIfOpen(path: string, acl: readonly ZkAcl[], onlyIfOpen = true): Promise<void> {
+    try {
+      if (onlyIfOpen && !isOpenAcl((await this.getAcl(path)).acl)) return;
+      await this.setAcl(path, acl);
+    } catch (err) {
+      if (!(err instanceof ZkError && err.code === 'NONODE')) throw err;
+    }
   }
 
   /** Replaces a node's ACL (conditional on its aversion when version >= 0). */
