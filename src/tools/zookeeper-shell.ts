@@ -35,6 +35,7 @@ interface CommandSpec {
 
 /** ZooKeeper 3.5.9's commands as its CLI describes them (ZooKeeperMain.usage), those this shell runs. */
 const COMMANDS: Readonly<{ [name: string]: CommandSpec | undefined }> = {
+  addauth: { usage: 'addauth scheme auth', flags: '', valued: '', minArgs: 2, maxArgs: 2 },
   create: { usage: 'create [-s] [-e] [-c] [-t ttl] path [data] [acl]', flags: 'sec', valued: 't', minArgs: 1, maxArgs: 3 },
   delete: { usage: 'delete [-v version] path', flags: '', valued: 'v', minArgs: 1, maxArgs: 1 },
   deleteall: { usage: 'deleteall path', flags: '', valued: '', minArgs: 1, maxArgs: 1 },
@@ -216,6 +217,16 @@ export async function runShellCommand(session: ZkShellSession, cmd: ShellCommand
   if (cmd.name === 'create' && (cmd.flags.has('c') || cmd.values.has('t') || cmd.args.length > 2)) {
     io.err('create -c, -t and an ACL argument are not supported by kafka-ts\'s zookeeper-shell (the ZooKeeper binding creates open-ACL persistent, ephemeral and sequential nodes only)');
     return 1;
+  }
+  if (cmd.name === 'addauth') {
+    try {
+      await session.addAuth(cmd.args[0] as string, cmd.args[1] as string);
+    } catch (err) {
+      if (!(err instanceof ZkError)) throw err;
+      io.err(err.code === 'AUTHFAILED' ? 'KeeperErrorCode = AuthFailed' : err.message);
+      return 1;
+    }
+    return 0;
   }
   const path = cmd.args[0] ?? '';
   const invalid = pathError(path, cmd.name === 'create' && cmd.flags.has('s'));

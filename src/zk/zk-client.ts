@@ -168,6 +168,8 @@ export class ZkClient {
   private readonly closedHandles = new WeakMap<NativeZk, unknown>();
   /** Watches set through each handle and not fired yet. */
   private readonly watches = new Map<NativeZk, Set<TrackedWatch>>();
+  /** Credentials added after connecting (zookeeper-shell's addauth), sent again on every replacement handle. */
+  private readonly addedAuth: { scheme: string; auth: string }[] = [];
 
   private constructor(private readonly options: ZkClientOptions) {
     if (options.secureAcls === true && options.auth === undefined) throw new Error('Secure ZooKeeper ACLs need the credentials of the identity that owns the znodes');
@@ -274,11 +276,23 @@ export class ZkClient {
    */
   private authenticate(handle: NativeZk): void {
     const auth = this.options.auth;
-    if (auth === undefined) return;
-    const rc = requestTarget(handle).add_auth('digest', `${auth.username}:${auth.password}`, (code: unknown) => {
-      if (code !== ZkCode.OK) this.log.error(`Authentication as ${auth.username} with the digest scheme failed: ${new ZkError(Number(code), '').code}`);
-    });
-    if (rc !== ZkCode.OK) this.log.error(`Could not queue the authentication as ${auth.username} with the digest scheme: ${new ZkError(rc, '').code}`);
+    const all = auth === undefined ? [] : [{ scheme: 'digest', auth: `${auth.username}:${auth.password}`, who: auth.username }];
+    for (const a of this.addedAuth) all.push({ ...a, who: a.auth.split(':')[0] ?? '' });
+    for (const a of all) {
+      const rc = requestTarget(handle).add_auth(a.scheme, a.auth, (code: unknown) => {
+        if (code !== ZkCode.OK) this.log.error(`Authentication as ${a.who} with the ${a.scheme} scheme failed: ${new ZkError(Number(code), '').code}`);
+      });
+      if (rc !== ZkCode.OK) this.log.error(`Could not queue the authentication as ${a.who} with the ${a.scheme} scheme: ${new ZkError(rc, '').code}`);
+    }
+  }
+
+  /**
+   * ZooKeeper's addAuthInfo on the open session (zookeeper-shell's `addauth`): resolves once the server has taken
+   * it, fails with AUTHFAILED when it refused it. Later handles send it again.
+   */
+  async addAuth(scheme: string, auth: string): Promise<void> {
+    await this.call('', (h, cb) => h.add_auth(scheme, auth, cb), () => undefined);
+    this.addedAuth.push({ scheme, auth });
   }
 
   /**

@@ -72,6 +72,11 @@ export class ZkShellSession {
     await this.zk.deleteRecursive(path);
   }
 
+  /** `addauth scheme auth`: the session authenticates as that identity too. */
+  addAuth(scheme: string, auth: string): Promise<void> {
+    return this.zk.addAuth(scheme, auth);
+  }
+
   getAcl(path: string): Promise<{ acl: ZkAcl[]; stat: ZkStat }> {
     return this.zk.getAcl(path);
   }

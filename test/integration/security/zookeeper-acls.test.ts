@@ -96,6 +96,11 @@ describe('zookeeper.set.acl: znode ACLs for the brokers and tools, zookeeper-sec
     expect(await zkCode(anonymous.create(`${root}/admin/delete_topics/made-by-tool`, null))).toBe('NOAUTH');
     expect(await zkCode(anonymous.setAcl(`${root}/brokers/ids/0`, OPEN_ACL_UNSAFE))).toBe('NOAUTH');
 
+    // zookeeper-shell shows the same: digests masked until the session adds the brokers' credentials.
+    const shell = await runTool('zookeeper-shell', [c.zkConnect], { env: withOpts(undefined), input: `getAcl /brokers/ids/0\naddauth digest ${KAFKA.username}:${KAFKA.password}\ngetAcl /brokers/ids/0\nquit\n` });
+    expect(shell.output).toContain("'digest,'kafka:x\n: cdrwa\n'world,'anyone\n: r\n");
+    expect(shell.output).toContain(`'digest,'${OWNER.id}\n: cdrwa\n'world,'anyone\n: r\n`);
+
     // The tools, logged in as the brokers, still can: a deletion goes through.
     const del = await runTool('kafka-topics', ['--zookeeper', c.zkConnect, '--delete', '--topic', 'made-by-tool'], { env: withOpts(kafkaOpts) });
     expect(del.output).toContain('Topic made-by-tool is marked for deletion.');
