@@ -1,6 +1,7 @@
 #!/bin/sh
 ':' //; exec node $KAFKA_NODE_OPTS --import "file://$(dirname "$(readlink -f "$0")")/../node_modules/tsx/dist/loader.mjs" "$(readlink -f "$0")" "$@"
 import * as fs from 'node:fs';
+import { connectToolZk } from '../src/tools/tool-zk-client';
 import { NetworkClient } from '../src/client/network-client';
 import { parseProperties } from '../src/common/config/properties';
 import { CliError, createCli, runCli } from '../src/tools/cli';
@@ -58,7 +59,7 @@ void runCli(program, async (p) => {
       out('Use --bootstrap-server instead to specify a broker to connect to.');
       let zk: ZkClient;
       try {
-        zk = await ZkClient.connect({ connectString: o.zookeeper, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'ConfigCommand' });
+        zk = await connectToolZk(o.zookeeper, 'ConfigCommand');
       } catch (err) {
         throw new ConfigCommandError('kafka.zookeeper.ZooKeeperClientTimeoutException', (err as Error).message);
       }

@@ -1,6 +1,7 @@
 #!/bin/sh
 ':' //; exec node $KAFKA_NODE_OPTS --import "file://$(dirname "$(readlink -f "$0")")/../node_modules/tsx/dist/loader.mjs" "$(readlink -f "$0")" "$@"
 import { NetworkClient } from '../src/client/network-client';
+import { connectToolZk } from '../src/tools/tool-zk-client';
 import { CliError, createCli, runCli } from '../src/tools/cli';
 import { checkConsumerGroupsArgs, ConsumerGroupCommand, ConsumerGroupsOptions } from '../src/tools/consumer-groups-command';
 import { KafkaConsumerGroupService } from '../src/tools/consumer-groups-kafka';
@@ -49,7 +50,7 @@ void runCli(program, async (p) => {
     if (bad !== undefined) throw new CliError(`Invalid --zookeeper ${o.zookeeper}: ${bad}`);
     let zk: ZkClient;
     try {
-      zk = await ZkClient.connect({ connectString: o.zookeeper, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'Kafka tool' });
+      zk = await connectToolZk(o.zookeeper, 'Kafka tool');
     } catch (err) {
       throw new CliError(`Error: Executing consumer group command failed due to ${(err as Error).message}`);
     }

@@ -1,6 +1,6 @@
 #!/bin/sh
 ':' //; exec node $KAFKA_NODE_OPTS --import "file://$(dirname "$(readlink -f "$0")")/../node_modules/tsx/dist/loader.mjs" "$(readlink -f "$0")" "$@"
-import { ZkClient } from '../src/zk/zk-client';
+import { connectToolZk } from '../src/tools/tool-zk-client';
 import { validateZkConnectString } from '../src/zk/zk-connect-string';
 import { CliError, createCli, runCli } from '../src/tools/cli';
 import { runPreferredReplicaElection } from '../src/tools/preferred-replica-election';
@@ -13,7 +13,7 @@ void runCli(program, async (p) => {
   const o = p.opts<{ zookeeper: string; pathToJsonFile?: string }>();
   const bad = validateZkConnectString(o.zookeeper);
   if (bad !== undefined) throw new CliError(`Invalid --zookeeper ${o.zookeeper}: ${bad}`);
-  const zk = await ZkClient.connect({ connectString: o.zookeeper, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'Kafka tool' }).catch((err: Error) => {
+  const zk = await connectToolZk(o.zookeeper, 'Kafka tool').catch((err: Error) => {
     throw new CliError(`Unable to connect to ZooKeeper at ${o.zookeeper}: ${err.message}`);
   });
   try {

@@ -1,6 +1,6 @@
 #!/bin/sh
 ':' //; exec node $KAFKA_NODE_OPTS --import "file://$(dirname "$(readlink -f "$0")")/../node_modules/tsx/dist/loader.mjs" "$(readlink -f "$0")" "$@"
-import { ZkClient } from '../src/zk/zk-client';
+import { connectToolZk } from '../src/tools/tool-zk-client';
 import { validateZkConnectString } from '../src/zk/zk-connect-string';
 import { CliError, createCli, runCli } from '../src/tools/cli';
 import { executeReassignment, generateReassignment, verifyReassignment } from '../src/tools/reassign-partitions';
@@ -33,7 +33,7 @@ void runCli(program, async (p) => {
   const zookeeper = o.zookeeper as string;
   const bad = validateZkConnectString(zookeeper);
   if (bad !== undefined) throw new CliError(`Invalid --zookeeper ${zookeeper}: ${bad}`);
-  const zk = await ZkClient.connect({ connectString: zookeeper, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'Kafka tool' }).catch((err: Error) => {
+  const zk = await connectToolZk(zookeeper, 'Kafka tool').catch((err: Error) => {
     throw new CliError(`Unable to connect to ZooKeeper at ${zookeeper}: ${err.message}`);
   });
   try {

@@ -1,6 +1,7 @@
 #!/bin/sh
 ':' //; exec node $KAFKA_NODE_OPTS --import "file://$(dirname "$(readlink -f "$0")")/../node_modules/tsx/dist/loader.mjs" "$(readlink -f "$0")" "$@"
 import { ZkClient } from '../src/zk/zk-client';
+import { connectToolZk } from '../src/tools/tool-zk-client';
 import { validateZkConnectString } from '../src/zk/zk-connect-string';
 import { CliError, createCli, runCli } from '../src/tools/cli';
 import { collect } from '../src/tools/server-args';
@@ -64,7 +65,7 @@ void runCli(program, async (p) => {
   if (bad !== undefined) throw new CliError(`Invalid --zookeeper ${connect}: ${bad}`);
   let zk: ZkClient;
   try {
-    zk = await ZkClient.connect({ connectString: connect, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'Kafka tool' });
+    zk = await connectToolZk(connect, 'Kafka tool');
   } catch (err) {
     throw new CliError(`Error while executing topic command : ${(err as Error).message}`);
   }

@@ -8,6 +8,7 @@ import { getLogger, Logger } from '../common/logging/logging';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ClusterZk } from '../zk/cluster-zk';
 import { ZkClient } from '../zk/zk-client';
+import { brokerZkSecurity } from '../security/zookeeper-login';
 import { BrokerInfo } from '../zk/znodes/broker-info';
 import { BrokerMetadata, BrokerMetadataCheckpoint } from './broker-metadata-checkpoint';
 import { controlledShutdown } from './controlled-shutdown';
@@ -257,12 +258,15 @@ export class KafkaServer {
   private async initZkClient(): Promise<void> {
     const { zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs } = this.config;
     this.log.info(`Connecting to zookeeper on ${zkConnect}`);
-    await ClusterZk.ensureChroot(zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs);
+    // Kafka checks this before connecting: secure ACLs without a ZooKeeper login stop the start-up.
+    const security = brokerZkSecurity(this.config.get('zookeeper.set.acl'));
+    await ClusterZk.ensureChroot(zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs, security);
     this.zk = await ZkClient.connect({
       connectString: zkConnect,
       sessionTimeoutMs: zkSessionTimeoutMs,
       connectionTimeoutMs: zkConnectionTimeoutMs,
       maxInFlightRequests: this.config.get('zookeeper.max.in.flight.requests'),
+      ...security,
     });
   }
 

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
+import { connectToolZk } from './tool-zk-client';
 import { oldConsumerConfigError } from '../rebalance/group-id';
 import { ZookeeperConsumer } from '../rebalance/zookeeper-consumer';
-import { ZkClient } from '../zk/zk-client';
 import { validateZkConnectString } from '../zk/zk-connect-string';
 import { ZkPaths } from '../zk/zk-paths';
 import { CliError } from './cli';
@@ -39,7 +39,7 @@ export async function runZkConsoleConsumer(
     if (invalid !== undefined) throw new CliError(`kafka.common.InvalidConfigException: ${invalid}`);
   }
 
-  const zk = await ZkClient.connect({ connectString: connect, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'console consumer' });
+  const zk = await connectToolZk(connect, 'console consumer');
   try {
     if (((await zk.getChildren(ZkPaths.brokerIds)) ?? []).length === 0) throw new CliError('No brokers found in ZK.');
     const offsetsPath = ZkPaths.consumerOffsetsRoot(group);

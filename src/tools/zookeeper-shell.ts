@@ -2,6 +2,7 @@ import * as readline from 'node:readline';
 import { ZkError } from '../zk/zk-error';
 import type { ZkStat } from '../zk/zk-client';
 import { ZkShellSession } from '../zk/zk-shell-session';
+import { zkClientCredentials } from '../security/zookeeper-login';
 
 /*
  * Kafka's bin/zookeeper-shell.sh: ZooKeeper 3.5's CLI (ZooKeeperMain, through Kafka's
@@ -34,6 +35,7 @@ interface CommandSpec {
 
 /** ZooKeeper 3.5.9's commands as its CLI describes them (ZooKeeperMain.usage), those this shell runs. */
 const COMMANDS: Readonly<{ [name: string]: CommandSpec | undefined }> = {
+  addauth: { usage: 'addauth scheme auth', flags: '', valued: '', minArgs: 2, maxArgs: 2 },
   create: { usage: 'create [-s] [-e] [-c] [-t ttl] path [data] [acl]', flags: 'sec', valued: 't', minArgs: 1, maxArgs: 3 },
   delete: { usage: 'delete [-v version] path', flags: '', valued: 'v', minArgs: 1, maxArgs: 1 },
   deleteall: { usage: 'deleteall path', flags: '', valued: '', minArgs: 1, maxArgs: 1 },
@@ -216,6 +218,16 @@ export async function runShellCommand(session: ZkShellSession, cmd: ShellCommand
     io.err('create -c, -t and an ACL argument are not supported by kafka-ts\'s zookeeper-shell (the ZooKeeper binding creates open-ACL persistent, ephemeral and sequential nodes only)');
     return 1;
   }
+  if (cmd.name === 'addauth') {
+    try {
+      await session.addAuth(cmd.args[0] as string, cmd.args[1] as string);
+    } catch (err) {
+      if (!(err instanceof ZkError)) throw err;
+      io.err(err.code === 'AUTHFAILED' ? 'KeeperErrorCode = AuthFailed' : err.message);
+      return 1;
+    }
+    return 0;
+  }
   const path = cmd.args[0] ?? '';
   const invalid = pathError(path, cmd.name === 'create' && cmd.flags.has('s'));
   if (invalid !== undefined) {
@@ -339,7 +351,9 @@ export async function runZooKeeperShell(argv: readonly string[], input: NodeJS.R
   }
   let session: ZkShellSession;
   try {
-    session = await ZkShellSession.connect(server);
+    // ZooKeeper's CLI logs in with the JAAS Client section when KAFKA_OPTS names one; kafka-ts sends its
+    // credentials with the digest scheme (see src/zk/zk-acls.ts). Nodes it creates stay open, as the CLI's do.
+    session = await ZkShellSession.connect(server, 30000, zkClientCredentials());
   } catch (err) {
     io.err(`Unable to connect to ZooKeeper at ${server}: ${err instanceof Error ? err.message : String(err)}`);
     return 1;

@@ -1,5 +1,5 @@
 import { getLogger } from '../common/logging/logging';
-import { ZkClient } from './zk-client';
+import { ZkClient, ZkClientOptions } from './zk-client';
 import { parseZkConnectString } from './zk-connect-string';
 import { ZkError } from './zk-error';
 import { PERSISTENT_ZK_PATHS, ZkPaths } from './zk-paths';
@@ -14,12 +14,18 @@ export class ClusterZk {
 
   /**
    * Kafka makes sure the chroot exists through a separate session without it (KafkaServer.initZkClient),
-   * because a chrooted session cannot create its own root.
+   * because a chrooted session cannot create its own root. That session logs in and sets ACLs as the broker's own
+   * does, so the chroot gets ZkData.defaultAcls too.
    */
-  static async ensureChroot(connect: string, sessionTimeoutMs: number, connectionTimeoutMs: number): Promise<void> {
+  static async ensureChroot(
+    connect: string,
+    sessionTimeoutMs: number,
+    connectionTimeoutMs: number,
+    security: Pick<ZkClientOptions, 'auth' | 'secureAcls'> = {},
+  ): Promise<void> {
     const { hosts, chroot } = parseZkConnectString(connect);
     if (chroot === undefined) return;
-    const zk = await ZkClient.connect({ connectString: hosts, sessionTimeoutMs, connectionTimeoutMs });
+    const zk = await ZkClient.connect({ connectString: hosts, sessionTimeoutMs, connectionTimeoutMs, ...security });
     try {
       if ((await zk.exists(chroot)) === null) {
         await zk.ensurePath(chroot);

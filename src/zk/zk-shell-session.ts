@@ -1,5 +1,6 @@
 import { CreateMode, ZkAcl, ZkClient, ZkStat } from './zk-client';
 import { ZkError } from './zk-error';
+import type { ZkDigestCredentials } from './zk-acls';
 
 /**
  * What `zookeeper-shell` (ZooKeeper's CLI, ZooKeeperMain) does to ZooKeeper, over one ZkClient session: each
@@ -9,8 +10,8 @@ import { ZkError } from './zk-error';
 export class ZkShellSession {
   private constructor(private readonly zk: ZkClient) {}
 
-  static async connect(connectString: string, sessionTimeoutMs = 30000): Promise<ZkShellSession> {
-    return new ZkShellSession(await ZkClient.connect({ connectString, sessionTimeoutMs, connectionTimeoutMs: sessionTimeoutMs, name: 'zookeeper-shell' }));
+  static async connect(connectString: string, sessionTimeoutMs = 30000, auth?: ZkDigestCredentials): Promise<ZkShellSession> {
+    return new ZkShellSession(await ZkClient.connect({ connectString, sessionTimeoutMs, connectionTimeoutMs: sessionTimeoutMs, name: 'zookeeper-shell', ...(auth ? { auth } : {}) }));
   }
 
   private static missing(path: string): ZkError {
@@ -69,6 +70,11 @@ export class ZkShellSession {
   async deleteAll(path: string): Promise<void> {
     await this.stat(path);
     await this.zk.deleteRecursive(path);
+  }
+
+  /** `addauth scheme auth`: the session authenticates as that identity too. */
+  addAuth(scheme: string, auth: string): Promise<void> {
+    return this.zk.addAuth(scheme, auth);
   }
 
   getAcl(path: string): Promise<{ acl: ZkAcl[]; stat: ZkStat }> {

@@ -105,7 +105,6 @@ describe('KafkaConfig', () => {
     expect(error({ 'authorizer.class.name': 'kafka.security.authorizer.AclAuthorizer' })).toBe(
       'authorizer.class.name=kafka.security.authorizer.AclAuthorizer is not supported by kafka-ts yet: remove it rather than run without the protection it promises',
     );
-    expect(error({ 'zookeeper.set.acl': 'true' })).toMatch(/^zookeeper\.set\.acl=true is not supported/);
     expect(error({ 'ssl.keystore.location': '/etc/kafka/ks.jks' })).toMatch(/^ssl\.keystore\.location=\/etc\/kafka\/ks\.jks is not supported/);
     expect(error({ 'ssl.keystore.password': 'secret' })).toMatch(/^ssl\.keystore\.password=\[hidden\] is not supported/);
     expect(error({ 'sasl.enabled.mechanisms': 'PLAIN' })).toMatch(/^sasl\.enabled\.mechanisms=PLAIN is not supported/);
@@ -113,6 +112,15 @@ describe('KafkaConfig', () => {
     expect(error({ listeners: 'SSL://:9093' })).toMatch(/^listeners=SSL:\/\/:9093 \(SSL\) is not supported/);
     expect(error({ 'security.inter.broker.protocol': 'SSL' })).toMatch(/^(listeners|security\.inter\.broker\.protocol)=.* is not supported/);
     expect(config({ 'zookeeper.set.acl': 'false', 'authorizer.class.name': '' }).get('zookeeper.set.acl')).toBe(false);
+  });
+
+  it('takes zookeeper.set.acl (the ZooKeeper login is checked at start-up) and refuses ZooKeeper TLS, saying why', () => {
+    expect(config({ 'zookeeper.set.acl': 'true' }).get('zookeeper.set.acl')).toBe(true);
+    expect(error({ 'zookeeper.ssl.client.enable': 'true' })).toBe(
+      'zookeeper.ssl.client.enable=true cannot be honoured: kafka-ts connects to ZooKeeper without TLS (its ZooKeeper client binding has no TLS handshake), so remove the zookeeper.ssl.* settings; see docs/security.md, ZooKeeper',
+    );
+    expect(error({ 'zookeeper.ssl.keystore.password': 'secret' })).toMatch(/^zookeeper\.ssl\.keystore\.password=\[hidden\] cannot be honoured/);
+    expect(config({ 'zookeeper.ssl.client.enable': 'false' }).get('zookeeper.set.acl')).toBe(false);
   });
 
   it('requires zookeeper.connect', () => {
