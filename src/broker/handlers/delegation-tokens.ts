@@ -6,7 +6,7 @@ import { RenewDelegationTokenRequest, RenewDelegationTokenResponse } from '../..
 import { DelegationToken, ownerOrRenewer, TokenInformation } from '../../security/delegation-token';
 import { ERROR_TIMESTAMP } from '../../security/delegation-token-manager';
 import { ANONYMOUS, KafkaPrincipal, principalEquals, USER_TYPE } from '../../security/kafka-principal';
-import { ApiHandler, ConnectionContext, RequestContext } from '../network/api-handler';
+import { ConnectionContext, RequestContext } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
 
 /** Whether the requester may Describe the token (Kafka's authorize(DESCRIBE, DELEGATION_TOKEN, tokenId)). */
@@ -30,11 +30,12 @@ export function filterToken(requester: KafkaPrincipal, owners: readonly KafkaPri
   return authorizeToken(token.tokenId);
 }
 
+/** Always an answer (never NO_RESPONSE): typed so, and assignable to ApiHandler. */
 export interface DelegationTokenHandlers {
-  create: ApiHandler<CreateDelegationTokenRequest, CreateDelegationTokenResponse>;
-  renew: ApiHandler<RenewDelegationTokenRequest, RenewDelegationTokenResponse>;
-  expire: ApiHandler<ExpireDelegationTokenRequest, ExpireDelegationTokenResponse>;
-  describe: ApiHandler<DescribeDelegationTokenRequest, DescribeDelegationTokenResponse>;
+  create(request: CreateDelegationTokenRequest, context: RequestContext): Promise<CreateDelegationTokenResponse>;
+  renew(request: RenewDelegationTokenRequest, context: RequestContext): Promise<RenewDelegationTokenResponse>;
+  expire(request: ExpireDelegationTokenRequest, context: RequestContext): Promise<ExpireDelegationTokenResponse>;
+  describe(request: DescribeDelegationTokenRequest, context: RequestContext): DescribeDelegationTokenResponse;
 }
 
 /** With no authorizer Kafka's authorize answers true: every token is visible to every allowed requester. */

@@ -1,7 +1,8 @@
 import { createHash, createHmac, pbkdf2Sync, timingSafeEqual } from 'node:crypto';
 import { ErrorCode } from '../../../src/common/error-codes';
-import { allowTokenRequests, filterToken } from '../../../src/broker/handlers/delegation-tokens';
-import { ConnectionContext } from '../../../src/broker/network/api-handler';
+import { allowTokenRequests, createDelegationTokenHandlers, filterToken } from '../../../src/broker/handlers/delegation-tokens';
+import { HandlerContext } from '../../../src/broker/handlers/handler-context';
+import { ConnectionContext, RequestContext } from '../../../src/broker/network/api-handler';
 import { createTokenHmac, generateTokenId, TokenInformation, tokenInfoFromData, tokenInfoToData } from '../../../src/security/delegation-token';
 import { DelegationTokenCache, scramLookupWithTokens } from '../../../src/security/delegation-token-cache';
 import { DelegationTokenConfig, DelegationTokenManager } from '../../../src/security/delegation-token-manager';
@@ -201,5 +202,57 @@ describe('delegation token request rules (KafkaApis)', () => {
     expect(filterToken(carol, null, token, () => true)).toBe(true);
     expect(filterToken(alice, [carol], token, () => true)).toBe(false);
     expect(filterToken(carol, [bob], token, () => true)).toBe(true);
+  });
+});
+
+describe('delegation token handlers over a SASL connection', () => {
+  const requestContext = (principal: KafkaPrincipal): RequestContext =>
+    ({
+      header: { apiKey: 38, apiVersion: 2, correlationId: 1, clientId: 'c' },
+      connection: { connectionId: 'c', listenerName: 'SASL', securityProtocol: 'SASL_PLAINTEXT', clientAddress: '127.0.0.1', clientPort: 1, clientSoftwareName: 'x', clientSoftwareVersion: 'y', principal },
+      requestSize: 0,
+      throttleTimeMs: 0,
+    }) as RequestContext;
+
+  it('creates, describes, renews and expires with Kafka\'s answers', async () => {
+    const { manager } = newManager();
+    await manager.startup();
+    const h = createDelegationTokenHandlers({ tokenManager: manager } as unknown as HandlerContext, (_ctx, tokenId) => tokenId === 'never');
+    const bad = await h.create({ renewers: [{ principalType: 'Group', principalName: 'g' }], maxLifetimeMs: -1 }, requestContext(alice));
+    expect(bad).toMatchObject({ errorCode: ErrorCode.INVALID_PRINCIPAL_TYPE.code, principalType: 'User', principalName: 'alice', tokenId: '', issueTimestampMs: -1 });
+    const created = await h.create({ renewers: [{ principalType: 'User', principalName: 'bob' }], maxLifetimeMs: -1 }, requestContext(alice));
+    expect(created).toMatchObject({ errorCode: 0, principalType: 'User', principalName: 'alice' });
+    expect(created.hmac.equals(createTokenHmac(created.tokenId, 'master-key-1'))).toBe(true);
+    const mine = await h.describe({ owners: null }, requestContext(alice));
+    expect(mine.tokens).toEqual([
+      {
+        principalType: 'User',
+        principalName: 'alice',
+        issueTimestamp: created.issueTimestampMs,
+        expiryTimestamp: created.expiryTimestampMs,
+        maxTimestamp: created.maxTimestampMs,
+        tokenId: created.tokenId,
+        hmac: created.hmac,
+        renewers: [{ principalType: 'User', principalName: 'bob' }],
+      },
+    ]);
+    expect((await h.describe({ owners: null }, requestContext(carol))).tokens).toEqual([]);
+    expect((await h.describe({ owners: [] }, requestContext(alice))).tokens).toEqual([]);
+    expect((await h.describe({ owners: [{ principalType: 'User', principalName: 'bob' }] }, requestContext(bob))).tokens).toHaveLength(1);
+    expect((await h.renew({ hmac: created.hmac, renewPeriodMs: HOUR }, requestContext(carol))).errorCode).toBe(ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH.code);
+    expect((await h.renew({ hmac: created.hmac, renewPeriodMs: HOUR }, requestContext(bob))).errorCode).toBe(0);
+    const tokenAuthenticated = { ...alice, tokenAuthenticated: true };
+    expect((await h.expire({ hmac: created.hmac, expiryTimePeriodMs: -1 }, requestContext(tokenAuthenticated))).errorCode).toBe(ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED.code);
+    expect((await h.create({ renewers: [], maxLifetimeMs: -1 }, requestContext(tokenAuthenticated))).errorCode).toBe(ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED.code);
+    expect((await h.expire({ hmac: created.hmac, expiryTimePeriodMs: -1 }, requestContext(alice))).errorCode).toBe(0);
+    expect((await h.describe({ owners: null }, requestContext(alice))).tokens).toEqual([]);
+  });
+
+  it('answers DELEGATION_TOKEN_AUTH_DISABLED without a secret key', async () => {
+    const { manager } = newManager({ secretKey: null });
+    const h = createDelegationTokenHandlers({ tokenManager: manager } as unknown as HandlerContext);
+    expect((await h.create({ renewers: [], maxLifetimeMs: -1 }, requestContext(alice))).errorCode).toBe(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED.code);
+    expect(await h.describe({ owners: null }, requestContext(alice))).toEqual({ errorCode: ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED.code, tokens: [], throttleTimeMs: 0 });
+    expect((await h.renew({ hmac: Buffer.alloc(1), renewPeriodMs: -1 }, requestContext(alice))).errorCode).toBe(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED.code);
   });
 });
