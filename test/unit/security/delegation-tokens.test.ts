@@ -5,7 +5,8 @@ import { HandlerContext } from '../../../src/broker/handlers/handler-context';
 import { ConnectionContext, RequestContext } from '../../../src/broker/network/api-handler';
 import { createTokenHmac, generateTokenId, TokenInformation, tokenInfoFromData, tokenInfoToData } from '../../../src/security/delegation-token';
 import { DelegationTokenCache, scramLookupWithTokens } from '../../../src/security/delegation-token-cache';
-import { DelegationTokenConfig, DelegationTokenManager } from '../../../src/security/delegation-token-manager';
+import { KafkaConfig } from '../../../src/common/config/kafka-config';
+import { DelegationTokenConfig, DelegationTokenManager, delegationTokenConfigFrom } from '../../../src/security/delegation-token-manager';
 import { ANONYMOUS, KafkaPrincipal } from '../../../src/security/kafka-principal';
 import { ScramCredential, ScramCredentialLookup } from '../../../src/security/scram-credential';
 import { ZkPaths } from '../../../src/zk/zk-paths';
@@ -254,5 +255,19 @@ describe('delegation token handlers over a SASL connection', () => {
     expect((await h.create({ renewers: [], maxLifetimeMs: -1 }, requestContext(alice))).errorCode).toBe(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED.code);
     expect(await h.describe({ owners: null }, requestContext(alice))).toEqual({ errorCode: ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED.code, tokens: [], throttleTimeMs: 0 });
     expect((await h.renew({ hmac: Buffer.alloc(1), renewPeriodMs: -1 }, requestContext(alice))).errorCode).toBe(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED.code);
+  });
+});
+
+describe('delegation.token.* settings', () => {
+  const read = (extra: Record<string, string>): DelegationTokenConfig =>
+    delegationTokenConfigFrom(KafkaConfig.fromProperties(new Map(Object.entries({ 'zookeeper.connect': 'zk:2181', 'log.dirs': '/tmp/x', ...extra }))));
+
+  it("has Kafka 2.8's defaults, reads secret.key before its deprecated name master.key, and hides the key", () => {
+    expect(read({})).toEqual({ secretKey: null, maxLifetimeMs: 604800000, expiryTimeMs: 86400000, expiryCheckIntervalMs: 3600000 });
+    expect(read({ 'delegation.token.master.key': 'old' }).secretKey).toBe('old');
+    expect(read({ 'delegation.token.master.key': 'old', 'delegation.token.secret.key': 'new' }).secretKey).toBe('new');
+    const config = KafkaConfig.fromProperties(new Map(Object.entries({ 'zookeeper.connect': 'zk:2181', 'log.dirs': '/tmp/x', 'delegation.token.master.key': 'top-secret-value' })));
+    expect(config.describe()).not.toContain('top-secret-value');
+    expect(() => read({ 'delegation.token.max.lifetime.ms': '0' })).toThrow('delegation.token.max.lifetime.ms');
   });
 });
