@@ -4,6 +4,7 @@ import { createAlterConfigsHandlers } from './handlers/alter-configs';
 import { createAlterReplicaLogDirsHandler } from './handlers/alter-replica-log-dirs';
 import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopReplicaHandler, createUpdateMetadataHandler } from './handlers/control-requests';
 import { createClientQuotasHandlers } from './handlers/client-quotas';
+import { createDelegationTokenHandlers } from './handlers/delegation-tokens';
 import { createDeleteRecordsHandler } from './handlers/delete-records';
 import { createDescribeClusterHandler } from './handlers/describe-cluster';
 import { createDescribeConfigsHandler } from './handlers/describe-configs';
@@ -38,6 +39,7 @@ import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteT
 export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
   const alterConfigs = createAlterConfigsHandlers(ctx);
   const clientQuotas = createClientQuotasHandlers(ctx);
+  const tokens = createDelegationTokenHandlers(ctx);
   return {
     [ApiKey.PRODUCE]: createProduceHandler(ctx),
     [ApiKey.FETCH]: createFetchHandler(ctx),
@@ -63,6 +65,10 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.DESCRIBE_CONFIGS]: createDescribeConfigsHandler(ctx),
     [ApiKey.ALTER_CONFIGS]: alterConfigs.alterConfigs,
     [ApiKey.CREATE_PARTITIONS]: createCreatePartitionsHandler(ctx),
+    [ApiKey.CREATE_DELEGATION_TOKEN]: tokens.create,
+    [ApiKey.RENEW_DELEGATION_TOKEN]: tokens.renew,
+    [ApiKey.EXPIRE_DELEGATION_TOKEN]: tokens.expire,
+    [ApiKey.DESCRIBE_DELEGATION_TOKEN]: tokens.describe,
     [ApiKey.DELETE_GROUPS]: createDeleteGroupsHandler(ctx),
     [ApiKey.DESCRIBE_CLUSTER]: createDescribeClusterHandler(ctx),
     [ApiKey.INCREMENTAL_ALTER_CONFIGS]: alterConfigs.incrementalAlterConfigs,

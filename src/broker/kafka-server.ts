@@ -10,6 +10,7 @@ import { ClusterZk } from '../zk/cluster-zk';
 import { ZkClient } from '../zk/zk-client';
 import { brokerZkSecurity } from '../security/zookeeper-login';
 import { BrokerInfo } from '../zk/znodes/broker-info';
+import { DelegationTokenManager, delegationTokenConfigFrom } from '../security/delegation-token-manager';
 import { BrokerMetadata, BrokerMetadataCheckpoint } from './broker-metadata-checkpoint';
 import { controlledShutdown } from './controlled-shutdown';
 import { Scheduler } from '../common/scheduler';
@@ -203,6 +204,15 @@ export class KafkaServer {
     });
     groupCoordinator.startup();
     this.shutdownHooks.push(() => groupCoordinator.shutdown());
+    // Kafka starts the token manager before the socket server; the active controller removes expired tokens
+    // (KafkaController's "delete-expired-tokens" task), which here is a periodic task that acts while this broker
+    // is the controller.
+    const tokenManager = new DelegationTokenManager(zk, delegationTokenConfigFrom(this.config), this.brokerId, clock);
+    await tokenManager.startup();
+    this.shutdownHooks.push(() => tokenManager.shutdown());
+    if (tokenManager.tokenAuthEnabled) {
+      scheduler.schedule('delete-expired-tokens', () => (controller.isActive ? tokenManager.expireTokens() : undefined), 0, tokenManager.expiryCheckIntervalMs);
+    }
     const adminZk = new AdminZk(zk);
     const registry = this.registry as BrokerRegistryZk;
     const apis = createKafkaApis({
@@ -222,6 +232,7 @@ export class KafkaServer {
       brokerEpoch: () => this.brokerEpoch,
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
       dynamicBrokerConfig,
+      tokenManager,
     });
     const socketServer = new SocketServer(socketServerOptions(dynamicBrokerConfig.current, clock), new RequestDispatcher(apis));
     await socketServer.startup();

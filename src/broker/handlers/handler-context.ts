@@ -4,6 +4,7 @@ import { LogConfig } from '../../common/config/log-config';
 import { DynamicBrokerConfig } from '../../common/config/dynamic-broker-config';
 import { KafkaController } from '../../controller';
 import { GroupCoordinator } from '../../rebalance/group-coordinator';
+import { DelegationTokenManager } from '../../security/delegation-token-manager';
 import { AdminZk } from '../../zk/admin-zk';
 import { BrokerRegistryZk } from '../../zk/broker-registry-zk';
 import { AutoTopicCreationManager } from '../auto-topic-creation-manager';
@@ -33,4 +34,6 @@ export interface HandlerContext {
   readonly logConfigFor: (topic: string, overrides?: ReadonlyMap<string, string>) => Promise<LogConfig>;
   /** Static, `<default>` and per-broker configuration (DescribeConfigs, AlterConfigs for BROKER resources). */
   readonly dynamicBrokerConfig: DynamicBrokerConfig;
+  /** Delegation tokens (KIP-48): created, renewed, expired and described here, cached on every broker. */
+  readonly tokenManager: DelegationTokenManager;
 }

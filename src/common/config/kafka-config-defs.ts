@@ -175,6 +175,12 @@ export const KAFKA_CONFIG_DEFS = [
   k('sasl.enabled.mechanisms', 'list', 'GSSAPI'),
   k('sasl.mechanism.inter.broker.protocol', 'string', 'GSSAPI'),
   k('password.encoder.secret', 'password', null),
+  // Delegation tokens (KIP-48); 2.8 reads secret.key first and master.key, its deprecated name (KIP-681), after.
+  k('delegation.token.secret.key', 'password', null),
+  k('delegation.token.master.key', 'password', null),
+  k('delegation.token.max.lifetime.ms', 'long', '604800000', atLeast(1)),
+  k('delegation.token.expiry.time.ms', 'long', '86400000', atLeast(1)),
+  k('delegation.token.expiry.check.interval.ms', 'long', '3600000', atLeast(1)),
 ] as const;
 
 /** Every broker key: a misspelt key in `KafkaConfig.get` does not compile. */

@@ -5,6 +5,7 @@ import { AlterConfigsApi } from './alter-configs';
 import { AlterPartitionReassignmentsApi } from './alter-partition-reassignments';
 import { ApiVersionsApi } from './api-versions';
 import { ControlledShutdownApi } from './controlled-shutdown';
+import { CreateDelegationTokenApi } from './create-delegation-token';
 import { CreatePartitionsApi } from './create-partitions';
 import { CreateTopicsApi } from './create-topics';
 import { DeleteGroupsApi } from './delete-groups';
@@ -13,10 +14,12 @@ import { DeleteTopicsApi } from './delete-topics';
 import { DescribeClientQuotasApi } from './describe-client-quotas';
 import { DescribeClusterApi } from './describe-cluster';
 import { DescribeConfigsApi } from './describe-configs';
+import { DescribeDelegationTokenApi } from './describe-delegation-token';
 import { DescribeGroupsApi } from './describe-groups';
 import { AlterReplicaLogDirsApi } from './alter-replica-log-dirs';
 import { DescribeLogDirsApi } from './describe-log-dirs';
 import { ElectLeadersApi } from './elect-leaders';
+import { ExpireDelegationTokenApi } from './expire-delegation-token';
 import { FetchApi } from './fetch';
 import { FindCoordinatorApi } from './find-coordinator';
 import { HeartbeatApi } from './heartbeat';
@@ -34,6 +37,7 @@ import { OffsetDeleteApi } from './offset-delete';
 import { OffsetFetchApi } from './offset-fetch';
 import { OffsetForLeaderEpochApi } from './offset-for-leader-epoch';
 import { ProduceApi } from './produce';
+import { RenewDelegationTokenApi } from './renew-delegation-token';
 import { SaslHandshakeApi } from './sasl-handshake';
 import { StopReplicaApi } from './stop-replica';
 import { SyncGroupApi } from './sync-group';
@@ -79,6 +83,10 @@ export const Apis = {
   [ApiKey.ALTER_REPLICA_LOG_DIRS]: AlterReplicaLogDirsApi,
   [ApiKey.DESCRIBE_LOG_DIRS]: DescribeLogDirsApi,
   [ApiKey.CREATE_PARTITIONS]: CreatePartitionsApi,
+  [ApiKey.CREATE_DELEGATION_TOKEN]: CreateDelegationTokenApi,
+  [ApiKey.RENEW_DELEGATION_TOKEN]: RenewDelegationTokenApi,
+  [ApiKey.EXPIRE_DELEGATION_TOKEN]: ExpireDelegationTokenApi,
+  [ApiKey.DESCRIBE_DELEGATION_TOKEN]: DescribeDelegationTokenApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
   [ApiKey.DESCRIBE_CLUSTER]: DescribeClusterApi,
   [ApiKey.INCREMENTAL_ALTER_CONFIGS]: IncrementalAlterConfigsApi,

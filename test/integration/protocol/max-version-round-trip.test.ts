@@ -3,6 +3,10 @@ import path from 'node:path';
 import { NetworkClient } from '../../../src/client/network-client';
 import { ApiDefinition } from '../../../src/protocol/api-definition';
 import { NEVER_ADVERTISED, allApis } from '../../../src/protocol/apis/index';
+import { CreateDelegationTokenApi } from '../../../src/protocol/apis/create-delegation-token';
+import { DescribeDelegationTokenApi } from '../../../src/protocol/apis/describe-delegation-token';
+import { ExpireDelegationTokenApi } from '../../../src/protocol/apis/expire-delegation-token';
+import { RenewDelegationTokenApi } from '../../../src/protocol/apis/renew-delegation-token';
 import { AlterClientQuotasApi } from '../../../src/protocol/apis/alter-client-quotas';
 import { AlterConfigsApi } from '../../../src/protocol/apis/alter-configs';
 import { AlterPartitionReassignmentsApi } from '../../../src/protocol/apis/alter-partition-reassignments';
@@ -246,7 +250,7 @@ describe('every advertised API at its maximum version through NetworkClient, on 
     expect(groupDeleted.results).toEqual([{ groupId: 'rt-group', errorCode: 0 }]);
   }, 60000);
 
-  it('answers the admin APIs: quotas, log dirs, elections, reassignments', async () => {
+  it('answers the admin APIs: quotas, log dirs, elections, reassignments, delegation tokens', async () => {
     const quota = await sent('any', AlterClientQuotasApi, { entries: [{ entity: [{ entityType: 'client-id', entityName: 'rt-client' }], ops: [{ key: 'producer_byte_rate', value: 1048576, remove: false }] }], validateOnly: false });
     expect(quota.entries).toEqual([{ errorCode: 0, errorMessage: null, entity: [{ entityType: 'client-id', entityName: 'rt-client' }] }]);
     const quotas = await waitUntil(async () => {
@@ -277,6 +281,12 @@ describe('every advertised API at its maximum version through NetworkClient, on 
     expect(reassigned.responses[0]?.partitions[0]).toMatchObject({ partitionIndex: 1, errorCode: 85 });
     const listed = await sent('controller', ListPartitionReassignmentsApi, { timeoutMs: 30000, topics: null });
     expect(listed).toMatchObject({ errorCode: 0, topics: [] });
+
+    // Delegation tokens: a PLAINTEXT connection may not ask for them (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, 64).
+    expect(await sent('any', CreateDelegationTokenApi, { renewers: [], maxLifetimeMs: -1 })).toMatchObject({ errorCode: 64, principalName: 'ANONYMOUS' });
+    expect(await sent('any', RenewDelegationTokenApi, { hmac: Buffer.alloc(64), renewPeriodMs: -1 })).toMatchObject({ errorCode: 64, expiryTimestampMs: -1 });
+    expect(await sent('any', ExpireDelegationTokenApi, { hmac: Buffer.alloc(64), expiryTimePeriodMs: -1 })).toMatchObject({ errorCode: 64, expiryTimestampMs: -1 });
+    expect(await sent('any', DescribeDelegationTokenApi, { owners: null })).toMatchObject({ errorCode: 64, tokens: [] });
   }, 60000);
 
   it('deletes the topic (StopReplica) and shuts a broker down (ControlledShutdown), then every API is covered', async () => {

@@ -100,6 +100,12 @@ const NO_CLIENT_SENDS: ReadonlyMap<number, string> = new Map([
   // kafka-configs --bootstrap-server sends them for clients, users and ips.
   [48, 'DescribeClientQuotas: no capture client implements it'],
   [49, 'AlterClientQuotas: no capture client implements it'],
+  // Delegation tokens (KIP-48, 38-41): kafkajs 2.2.4, kafka-python 2.0.2, librdkafka 2.0.2 and confluent-kafka
+  // 1.7.0 have no delegation-token calls; our kafka-delegation-tokens sends them.
+  [38, 'CreateDelegationToken: no capture client implements it'],
+  [39, 'RenewDelegationToken: no capture client implements it'],
+  [40, 'ExpireDelegationToken: no capture client implements it'],
+  [41, 'DescribeDelegationToken: no capture client implements it'],
 ]);
 
 /**
