@@ -1,5 +1,7 @@
 import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
+import { AddOffsetsToTxnApi } from './add-offsets-to-txn';
+import { AddPartitionsToTxnApi } from './add-partitions-to-txn';
 import { AlterClientQuotasApi } from './alter-client-quotas';
 import { AlterConfigsApi } from './alter-configs';
 import { AlterPartitionReassignmentsApi } from './alter-partition-reassignments';
@@ -17,6 +19,7 @@ import { DescribeGroupsApi } from './describe-groups';
 import { AlterReplicaLogDirsApi } from './alter-replica-log-dirs';
 import { DescribeLogDirsApi } from './describe-log-dirs';
 import { ElectLeadersApi } from './elect-leaders';
+import { EndTxnApi } from './end-txn';
 import { FetchApi } from './fetch';
 import { FindCoordinatorApi } from './find-coordinator';
 import { HeartbeatApi } from './heartbeat';
@@ -37,7 +40,9 @@ import { ProduceApi } from './produce';
 import { SaslHandshakeApi } from './sasl-handshake';
 import { StopReplicaApi } from './stop-replica';
 import { SyncGroupApi } from './sync-group';
+import { TxnOffsetCommitApi } from './txn-offset-commit';
 import { UpdateMetadataApi } from './update-metadata';
+import { WriteTxnMarkersApi } from './write-txn-markers';
 
 /**
  * THE registry: every API this broker can decode, keyed by Kafka's API key. The dispatcher looks requests up here
@@ -74,6 +79,11 @@ export const Apis = {
   [ApiKey.DELETE_RECORDS]: DeleteRecordsApi,
   [ApiKey.INIT_PRODUCER_ID]: InitProducerIdApi,
   [ApiKey.OFFSET_FOR_LEADER_EPOCH]: OffsetForLeaderEpochApi,
+  [ApiKey.ADD_PARTITIONS_TO_TXN]: AddPartitionsToTxnApi,
+  [ApiKey.ADD_OFFSETS_TO_TXN]: AddOffsetsToTxnApi,
+  [ApiKey.END_TXN]: EndTxnApi,
+  [ApiKey.WRITE_TXN_MARKERS]: WriteTxnMarkersApi,
+  [ApiKey.TXN_OFFSET_COMMIT]: TxnOffsetCommitApi,
   [ApiKey.DESCRIBE_CONFIGS]: DescribeConfigsApi,
   [ApiKey.ALTER_CONFIGS]: AlterConfigsApi,
   [ApiKey.ALTER_REPLICA_LOG_DIRS]: AlterReplicaLogDirsApi,
