@@ -51,8 +51,8 @@ import { WriteTxnMarkersApi } from './write-txn-markers';
  *
  * Windows: min 0 everywhere (librdkafka's feature checks need the low versions), and every API goes to Kafka
  * 2.8's maximum, flexible versions included (`test/unit/protocol/codec-round-trip.test.ts` checks both), with
- * what each version adds implemented. InitProducerId is decodable at v0-1 but has no handler yet (the exactly-once
- * issue), so it is not advertised; SaslHandshake is never advertised (NEVER_ADVERTISED).
+ * what each version adds implemented. InitProducerId is decodable at v0-1 for now (the idempotent producer's
+ * work takes it to v4); SaslHandshake is never advertised (NEVER_ADVERTISED).
  */
 export const Apis = {
   [ApiKey.PRODUCE]: ProduceApi,
