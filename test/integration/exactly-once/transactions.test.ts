@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { Kafka, logLevel, Producer } from 'kafkajs';
 import { BrokerConnection } from '../../../src/client/broker-connection';
 import { FindCoordinatorApi } from '../../../src/protocol/apis/find-coordinator';
+import { OffsetFetchApi } from '../../../src/protocol/apis/offset-fetch';
 import { runTool } from '../../helpers/run-tool';
 import { TestCluster } from '../../helpers/test-cluster';
 import { waitUntil } from '../../helpers/wait-until';
@@ -54,13 +55,13 @@ describe('transactions with kafkajs on 3 brokers', () => {
     return r.output;
   }
 
-  async function coordinatorOf(transactionalId: string): Promise<number> {
+  async function coordinatorOf(transactionalId: string, keyType = 1): Promise<number> {
     return waitUntil(
       async () => {
         const [host, port] = cluster.bootstrap.split(',')[0]!.split(':') as [string, string];
         const c = new BrokerConnection({ host, port: Number(port) });
         try {
-          const r = await c.send(FindCoordinatorApi, { key: transactionalId, keyType: 1 }, { version: 2 });
+          const r = await c.send(FindCoordinatorApi, { key: transactionalId, keyType }, { version: 2 });
           return r.errorCode === 0 ? r.nodeId + 1 : undefined;
         } finally {
           c.close();
@@ -92,6 +93,16 @@ describe('transactions with kafkajs on 3 brokers', () => {
     const aborted = await p.transaction();
     await aborted.send({ topic: 'txt', messages: [{ value: 'a1' }] });
     await aborted.sendOffsets({ consumerGroupId: 'txn-group', topics: [{ topic: 'txt', partitions: [{ partition: 0, offset: '2' }] }] });
+    // While the offset is pending, OffsetFetch v7 with require_stable answers UNSTABLE_OFFSET_COMMIT (88).
+    const groupCoordinator = cluster.broker(await coordinatorOf('txn-group', 0));
+    const conn = new BrokerConnection({ host: '127.0.0.1', port: groupCoordinator.port });
+    try {
+      const fetch = (requireStable: boolean) => conn.send(OffsetFetchApi, { groupId: 'txn-group', topics: [{ name: 'txt', partitionIndexes: [0] }], requireStable }, { version: 7 });
+      expect((await fetch(true)).topics[0]!.partitions[0]).toMatchObject({ errorCode: 88, committedOffset: -1 });
+      expect((await fetch(false)).topics[0]!.partitions[0]).toMatchObject({ errorCode: 0, committedOffset: -1 });
+    } finally {
+      conn.close();
+    }
     await aborted.abort();
 
     const third = await p.transaction();

@@ -2,6 +2,8 @@ import { hashPartitionFor } from '../../../src/common/java-string-hash-code';
 import { readTransactionLogKey, readTransactionLogValue, transactionLogKey, transactionLogValue } from '../../../src/transaction/transaction-log';
 import { TxnTransitMetadata } from '../../../src/transaction/transaction-metadata';
 import { transactionLogMessageParser } from '../../../src/tools/dump-log-decoders';
+import { RecordBatch } from '../../../src/records';
+import { endTransactionMarkerBatch } from '../../../src/broker/handlers/write-txn-markers';
 
 function transit(overrides: Partial<TxnTransitMetadata> = {}): TxnTransitMetadata {
   return {
@@ -74,5 +76,17 @@ describe('transaction coordinator placement', () => {
     expect(hashPartitionFor('polygenelubricants', 50)).toBe(0);
     // A negative hash: Java's "my-transactional-id".hashCode() is -959806496, so partition 959806496 % 50 = 46.
     expect(hashPartitionFor('my-transactional-id', 50)).toBe(46);
+  });
+});
+
+describe('end transaction marker (MemoryRecords.withEndTransactionMarker)', () => {
+  it('is one transactional control batch with the producer, [0, type] key and [0, coordinator epoch] value', () => {
+    const batch = new RecordBatch(endTransactionMarkerBatch(4001, 3, true, 7, 1700000000000));
+    expect([batch.isTransactional, batch.isControlBatch, batch.producerId, batch.producerEpoch, batch.baseSequence, batch.recordsCount]).toEqual([true, true, 4001, 3, -1, 1]);
+    expect(batch.isValid()).toBe(true);
+    const [record] = batch.records();
+    expect(record!.key!.toString('hex')).toBe('00000001');
+    expect(record!.value!.toString('hex')).toBe('000000000007');
+    expect(new RecordBatch(endTransactionMarkerBatch(4001, 3, false, 7, 0)).records()[0]!.key!.toString('hex')).toBe('00000000');
   });
 });
