@@ -202,6 +202,8 @@ describe('transactions with kafkajs on 3 brokers', () => {
       const id = await coordinatorOf(transactionalId);
       return id !== coordinator ? id + 1 : undefined;
     }, { timeoutMs: 60000, message: 'a new coordinator' }).then((id) => id - 1);
+    // It found the commit prepared in the log it loaded, and sent the markers itself.
+    expect(cluster.broker(newCoordinator).readLog()).toMatch(new RegExp(`Sending txn markers for ${transactionalId} \\(COMMIT\\) after loading transaction state at coordinator epoch \\d+`));
     await waitUntil(
       async () => {
         const outs = await Promise.all([0, 1, 2, 3].map((i) => dumpLog(newCoordinator, '__transaction_state', i, '--transaction-log-decoder').catch(() => '')));
