@@ -74,7 +74,7 @@ export class TransactionMarkerChannelManager {
     const unsent = new Map(metadata.topicPartitions);
     const txn: PendingTxn = { transactionalId: metadata.transactionalId, coordinatorEpoch, result, metadata, transit, unsent, inFlight: new Set() };
     this.pending.set(txn.transactionalId, txn);
-    if (unsent.size === 0) void this.completeSendMarkers(txn);
+    if (unsent.size === 0) this.complete(txn);
     else this.pump();
   }
 
@@ -136,8 +136,16 @@ export class TransactionMarkerChannelManager {
       .then(
         (response) => {
           this.release(brokerId, entries);
+          let retry: boolean;
+          try {
+            retry = this.onResponse(entries, response);
+          } catch (err) {
+            this.log.error(`Failed to handle the WriteTxnMarkers response of broker ${brokerId}`, err);
+            retry = true;
+            this.scheduleRetry();
+          }
           // Retriable errors wait for the backoff; everything else that is waiting goes now.
-          if (!this.onResponse(entries, response)) this.pump();
+          if (!retry) this.pump();
         },
         (err: unknown) => {
           this.release(brokerId, entries);
@@ -193,10 +201,18 @@ export class TransactionMarkerChannelManager {
           }
         }
       }
-      if (this.pending.get(txn.transactionalId) === txn && txn.unsent.size === 0) void this.completeSendMarkers(txn);
+      if (this.pending.get(txn.transactionalId) === txn && txn.unsent.size === 0) this.complete(txn);
     }
     if (retry) this.scheduleRetry();
     return retry;
+  }
+
+  /** Runs the completion in the background; a coordinator bug it hits is logged, never an unhandled rejection. */
+  private complete(txn: PendingTxn): void {
+    this.completeSendMarkers(txn).catch((err: unknown) => {
+      this.pending.delete(txn.transactionalId);
+      this.log.error(`Failed to complete the transaction of ${txn.transactionalId} after its markers were written`, err);
+    });
   }
 
   /** Every marker is in: write CompleteCommit/CompleteAbort (Kafka's tryAppendToLog, retried while unavailable). */
