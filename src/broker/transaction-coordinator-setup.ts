@@ -47,7 +47,9 @@ export function createTransactionCoordinator(p: TransactionCoordinatorParts): Tr
   const markerChannel = new TransactionMarkerChannelManager(
     { brokerId: p.brokerId, requestTimeoutMs: config.get('request.timeout.ms'), retryBackoffMs: MARKER_RETRY_BACKOFF_MS },
     (tp) => {
-      const leader = metadataCache.partitionState(tp)?.leader ?? -1;
+      const state = metadataCache.partitionState(tp);
+      if (state === undefined) return 'unknown';
+      const leader = state.leader;
       if (leader < 0 || !metadataCache.isBrokerAlive(leader)) return undefined;
       const endpoint = metadataCache.endpoint(leader, listener);
       return endpoint === undefined ? undefined : { brokerId: leader, host: endpoint.host, port: endpoint.port };

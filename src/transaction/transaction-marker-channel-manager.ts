@@ -7,8 +7,11 @@ import { WritableTxnMarker, WriteTxnMarkersApi, WriteTxnMarkersResponse } from '
 import { TransactionMetadata, TxnTransitMetadata } from './transaction-metadata';
 import { TransactionStateManager } from './transaction-state-manager';
 
-/** Where a partition's markers go: its live leader's inter-broker endpoint, or undefined while unknown. */
-export type LeaderEndpointLookup = (tp: TopicPartition) => { brokerId: number; host: string; port: number } | undefined;
+/**
+ * Where a partition's markers go: its live leader's inter-broker endpoint, undefined while it has none, or
+ * 'unknown' when the metadata does not know the partition at all (deleted: Kafka skips its marker).
+ */
+export type LeaderEndpointLookup = (tp: TopicPartition) => { brokerId: number; host: string; port: number } | 'unknown' | undefined;
 
 export interface TransactionMarkerChannelConfig {
   readonly brokerId: number;
@@ -52,6 +55,8 @@ export class TransactionMarkerChannelManager {
   private readonly pending = new Map<string, PendingTxn>();
   private readonly connections = new Map<number, BrokerConnection>();
   private readonly busy = new Set<number>();
+  /** Transactions whose final state is being written (each once). */
+  private readonly completing = new Set<PendingTxn>();
   private retryTimer: TimerHandle | undefined;
   private stopped = false;
   private readonly log: Logger;
@@ -102,6 +107,12 @@ export class TransactionMarkerChannelManager {
       for (const [key, tp] of txn.unsent) {
         if (txn.inFlight.has(key)) continue;
         const leader = this.leaderFor(tp);
+        if (leader === 'unknown') {
+          this.log.info(`Couldn't find leader endpoint for partitions ${tpString(tp)} while trying to send transaction markers for ${txn.transactionalId}, these partitions are likely deleted already and hence can be skipped`);
+          txn.unsent.delete(key);
+          txn.metadata.removePartition(tp);
+          continue;
+        }
         if (leader === undefined) {
           unknownLeaders = true;
           continue;
@@ -117,6 +128,7 @@ export class TransactionMarkerChannelManager {
         list.push(tp);
       }
     }
+    for (const txn of [...this.pending.values()]) if (txn.unsent.size === 0 && txn.inFlight.size === 0 && !this.completing.has(txn)) this.complete(txn);
     for (const [brokerId, dest] of byBroker) this.send(brokerId, dest.host, dest.port, dest.entries);
     if (unknownLeaders) this.scheduleRetry();
   }
@@ -209,7 +221,9 @@ export class TransactionMarkerChannelManager {
 
   /** Runs the completion in the background; a coordinator bug it hits is logged, never an unhandled rejection. */
   private complete(txn: PendingTxn): void {
-    this.completeSendMarkers(txn).catch((err: unknown) => {
+    if (this.completing.has(txn)) return;
+    this.completing.add(txn);
+    this.completeSendMarkers(txn).finally(() => this.completing.delete(txn)).catch((err: unknown) => {
       this.pending.delete(txn.transactionalId);
       this.log.error(`Failed to complete the transaction of ${txn.transactionalId} after its markers were written`, err);
     });

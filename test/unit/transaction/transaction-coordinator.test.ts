@@ -2,9 +2,10 @@ import { ErrorCode, ErrorName } from '../../../src/common/error-codes';
 import { writeInt64 } from '../../../src/common/int64';
 import { Scheduler } from '../../../src/common/scheduler';
 import { TransactionCoordinator } from '../../../src/transaction/transaction-coordinator';
-import { TransactionMarkerChannelManager } from '../../../src/transaction/transaction-marker-channel-manager';
+import { LeaderEndpointLookup, TransactionMarkerChannelManager } from '../../../src/transaction/transaction-marker-channel-manager';
 import { TransactionLogAccess, TransactionStateManager } from '../../../src/transaction/transaction-state-manager';
 import { MockClock } from '../../helpers/mock-clock';
+import { waitUntil } from '../../helpers/wait-until';
 
 /** `__transaction_state` partitions as lists of batches, offsets assigned on append. */
 class MemoryTxnLog implements TransactionLogAccess {
@@ -29,15 +30,15 @@ class MemoryTxnLog implements TransactionLogAccess {
 
 const NUM_PARTITIONS = 1;
 
-function setup(log = new MemoryTxnLog(), clock = new MockClock()) {
+function setup(log = new MemoryTxnLog(), clock = new MockClock(), leaderFor: LeaderEndpointLookup = () => undefined) {
   let nextId = 1000;
   const stateManager = new TransactionStateManager(
     { brokerId: 0, numPartitions: () => NUM_PARTITIONS, transactionMaxTimeoutMs: 900000, transactionalIdExpirationMs: 604800000, loadBufferSize: 1 << 20, requestTimeoutMs: 30000 },
     log,
     clock,
   );
-  // No leader is ever known: markers stay pending, which is what these tests look at.
-  const markers = new TransactionMarkerChannelManager({ brokerId: 0, requestTimeoutMs: 30000, retryBackoffMs: 100 }, () => undefined, stateManager, clock);
+  // By default no leader is ever known: markers stay pending, which is what most of these tests look at.
+  const markers = new TransactionMarkerChannelManager({ brokerId: 0, requestTimeoutMs: 30000, retryBackoffMs: 100 }, leaderFor, stateManager, clock);
   const coordinator = new TransactionCoordinator(
     { brokerId: 0, abortTimedOutTransactionsIntervalMs: 10000, removeExpiredTransactionalIdsIntervalMs: 3600000 },
     stateManager,
@@ -135,5 +136,15 @@ describe('TransactionCoordinator', () => {
     });
     expect(next.coordinator.stateManager.getTransactionState('t2')).toMatchObject({ entry: { transactionMetadata: { state: 'Empty' } } });
     expect(next.markers.numPendingTransactions).toBe(1);
+  });
+
+  it('skips the markers of partitions the metadata no longer knows (deleted) and completes the transaction', async () => {
+    const { coordinator, markers } = setup(new MemoryTxnLog(), new MockClock(), () => 'unknown');
+    await coordinator.onElection(0, 1);
+    const p = await coordinator.handleInitProducerId('t1', 60000);
+    await coordinator.handleAddPartitionsToTransaction('t1', p.producerId, p.producerEpoch, [tp]);
+    expect(await coordinator.handleEndTransaction('t1', p.producerId, p.producerEpoch, 'ABORT')).toBe('NONE');
+    await waitUntil(() => markers.numPendingTransactions === 0, { timeoutMs: 5000, message: 'the transaction completed' });
+    expect(coordinator.stateManager.getTransactionState('t1')).toMatchObject({ entry: { transactionMetadata: { state: 'CompleteAbort', pendingState: undefined } } });
   });
 });
