@@ -1,5 +1,8 @@
 import { tpString } from '../common/topic-partition';
-import type { CommitPartition } from './group-coordinator';
+import type { TopicPartitionOffset } from './zk-offset-store';
+
+/** An offset with its metadata, as OffsetCommit carries it (the group coordinator's CommitPartition). */
+type CommitPartition = TopicPartitionOffset & { metadata: string | null };
 
 /**
  * Offsets committed inside a transaction (TxnOffsetCommit) that are not offsets yet: Kafka's
