@@ -4,6 +4,7 @@ import { BrokerConnection } from '../../../src/client/broker-connection';
 import { FindCoordinatorApi } from '../../../src/protocol/apis/find-coordinator';
 import { OffsetFetchApi } from '../../../src/protocol/apis/offset-fetch';
 import { runTool } from '../../helpers/run-tool';
+import { runChild } from '../protocol/run-child';
 import { TestCluster } from '../../helpers/test-cluster';
 import { waitUntil } from '../../helpers/wait-until';
 
@@ -11,7 +12,8 @@ import { waitUntil } from '../../helpers/wait-until';
  * The transaction coordinator with kafkajs 2.2.4's transactional producer on 3 brokers: FindCoordinator finds it,
  * `__transaction_state` is created with its configs, commits and aborts leave markers in the data logs, offsets
  * sent in a transaction reach ZooKeeper only on commit, a zombie is fenced, an open transaction past its timeout
- * is aborted, and a commit whose coordinator is SIGKILLed after EndTxn is completed by the next coordinator.
+ * is aborted, librdkafka (confluent-kafka) commits and aborts too, and a commit whose coordinator is SIGKILLed
+ * after EndTxn is completed by the next coordinator.
  */
 const PROPS = {
   'transaction.state.log.num.partitions': '4',
@@ -21,7 +23,7 @@ const PROPS = {
   'replica.lag.time.max.ms': '3000',
 };
 
-describe('transactions with kafkajs on 3 brokers', () => {
+describe('transactions with kafkajs and confluent-kafka on 3 brokers', () => {
   let cluster: TestCluster;
   let kafka: Kafka;
   const producers: Producer[] = [];
@@ -168,6 +170,38 @@ describe('transactions with kafkajs on 3 brokers', () => {
     await open.send({ topic: 'tto', messages: [{ value: 'never committed' }] });
     await waitUntil(async () => /endTxnMarker: ABORT/.test(await dumpLog(1, 'tto', 0)), { timeoutMs: 30000, message: 'an ABORT marker in tto-0' });
     await expect(open.commit()).rejects.toMatchObject({ type: expect.stringMatching(/INVALID_PRODUCER_EPOCH|PRODUCER_FENCED/) });
+  }, 120000);
+
+  it('serves librdkafka (confluent-kafka) transactions: init, commit, abort', async () => {
+    await createTopic('tck', '2');
+    const script = [
+      'import sys',
+      'from confluent_kafka import Producer',
+      "p = Producer({'bootstrap.servers': sys.argv[1], 'transactional.id': 'tx-rdkafka', 'enable.idempotence': True})",
+      'p.init_transactions(60)',
+      'p.begin_transaction()',
+      "p.produce('tck', b'committed')",
+      'p.commit_transaction(60)',
+      'p.begin_transaction()',
+      "p.produce('tck', b'aborted')",
+      // Delivered first: librdkafka sends no EndTxn for a transaction that never added a partition.
+      'p.flush(60)',
+      'p.abort_transaction(60)',
+      "print('done')",
+    ].join('\n');
+    const r = await runChild('/usr/bin/python3', ['-c', script, cluster.bootstrap], { timeoutMs: 90000 });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('done');
+    let last = '';
+    const markers = await waitUntil(
+      async () => {
+        last = await dumpLog(2, 'tck', 0);
+        const found = [...last.matchAll(/endTxnMarker: (COMMIT|ABORT)/g)].map((m) => m[1]);
+        return found.length >= 2 ? found : undefined;
+      },
+      { timeoutMs: 30000, message: () => `two markers in tck-0, the log has:\n${last}` },
+    );
+    expect(markers).toEqual(['COMMIT', 'ABORT']);
   }, 120000);
 
   it('completes a commit whose coordinator is SIGKILLed after EndTxn', async () => {
