@@ -147,4 +147,19 @@ describe('TransactionCoordinator', () => {
     await waitUntil(() => markers.numPendingTransactions === 0, { timeoutMs: 5000, message: 'the transaction completed' });
     expect(coordinator.stateManager.getTransactionState('t1')).toMatchObject({ entry: { transactionMetadata: { state: 'CompleteAbort', pendingState: undefined } } });
   });
+
+  it('expires an id idle for longer than transactional.id.expiration.ms with a tombstone', async () => {
+    const { coordinator, clock, log } = setup();
+    await coordinator.onElection(0, 1);
+    await coordinator.handleInitProducerId('idle', 60000);
+    await coordinator.stateManager.removeExpiredTransactionalIds();
+    expect(coordinator.stateManager.getTransactionState('idle')).toMatchObject({ entry: { transactionMetadata: { state: 'Empty' } } });
+    clock.advance(604800000 + 1);
+    await coordinator.stateManager.removeExpiredTransactionalIds();
+    expect(coordinator.stateManager.getTransactionState('idle')).toEqual({ entry: undefined });
+    // The last record is the tombstone, so a reload does not bring the id back.
+    const next = setup(log);
+    await next.coordinator.onElection(0, 2);
+    expect(next.coordinator.stateManager.getTransactionState('idle')).toEqual({ entry: undefined });
+  });
 });
