@@ -1,7 +1,7 @@
 import { KafkaConfig } from '../common/config/kafka-config';
 import { ErrorCode } from '../common/error-codes';
 import { getLogger } from '../common/logging/logging';
-import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, topicNameError } from '../common/topic';
+import { GROUP_METADATA_TOPIC_NAME, isInternalTopic, topicNameError, TRANSACTION_STATE_TOPIC_NAME } from '../common/topic';
 import { assignReplicasToBrokers } from '../controller';
 import { AdminZk, AdminZkError } from '../zk/admin-zk';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
@@ -11,12 +11,13 @@ const adminLog = getLogger('kafka.server.ZkAdminManager');
 
 /**
  * Topics a broker creates on a client's behalf (Kafka 2.8's AutoTopicCreationManager, ZooKeeper flavour): a
- * topic named in Metadata or Produce when auto.create.topics.enable is set, and `__consumer_offsets` on the first
- * FindCoordinator. Creation writes ZooKeeper as kafka-topics does; the controller takes it from there. Creations
+ * topic named in Metadata or Produce when auto.create.topics.enable is set, and `__consumer_offsets` or
+ * `__transaction_state` on the first FindCoordinator of their kind. Creation writes ZooKeeper as kafka-topics does; the controller takes it from there. Creations
  * of the offsets topic are not repeated while one is in flight.
  */
 export class AutoTopicCreationManager {
-  private offsetsTopicCreation: Promise<void> | undefined;
+  /** Internal topic creations in flight, by topic: not repeated while one runs. */
+  private readonly creations = new Map<string, Promise<void>>();
 
   constructor(
     private readonly config: KafkaConfig,
@@ -54,32 +55,51 @@ export class AutoTopicCreationManager {
    * FindCoordinator. The caller answers COORDINATOR_NOT_AVAILABLE meanwhile; clients retry FindCoordinator.
    */
   createOffsetsTopic(): void {
-    this.offsetsTopicCreation ??= this.doCreateOffsetsTopic()
-      .catch((err: unknown) => {
-        if (!isTopicExists(err)) log.warn(`Could not create ${GROUP_METADATA_TOPIC_NAME}`, err);
-      })
-      .finally(() => (this.offsetsTopicCreation = undefined));
-  }
-
-  private async doCreateOffsetsTopic(): Promise<void> {
-    if (await this.adminZk.topicExists(GROUP_METADATA_TOPIC_NAME)) return;
-    const brokers = await this.brokerRegistry.getBrokerIds();
-        const partitions = this.config.get('offsets.topic.num.partitions');
-    const rf = this.config.get('offsets.topic.replication.factor');
-    if (brokers.length < rf) {
-      adminLog.info(
-        `Error processing create topic request CreatableTopic(name='${GROUP_METADATA_TOPIC_NAME}', numPartitions=${partitions}, replicationFactor=${rf}, assignments=[], configs=[]) ` +
-          `(org.apache.kafka.common.errors.InvalidReplicationFactorException: Replication factor: ${rf} larger than available brokers: ${brokers.length}.)`,
-      );
-      return;
-    }
-    const config = new Map([
+    this.createInternalTopic(GROUP_METADATA_TOPIC_NAME, this.config.get('offsets.topic.num.partitions'), this.config.get('offsets.topic.replication.factor'), [
       ['cleanup.policy', 'compact'],
       ['compression.type', 'producer'],
       ['segment.bytes', String(this.config.get('offsets.topic.segment.bytes'))],
     ]);
-    await this.adminZk.createTopic(GROUP_METADATA_TOPIC_NAME, assignReplicasToBrokers(brokers, partitions, rf), config);
-    log.info(`Created topic ${GROUP_METADATA_TOPIC_NAME} with ${partitions} partitions and replication factor ${rf}`);
+  }
+
+  /**
+   * The same for `__transaction_state` on the first FindCoordinator of a transactional id, with Kafka's
+   * TransactionStateManager.transactionTopicConfigs: transaction.state.log.num.partitions partitions,
+   * .replication.factor replicas, compacted, uncompressed, min.insync.replicas .min.isr, .segment.bytes, and no
+   * unclean leader election.
+   */
+  createTransactionStateTopic(): void {
+    this.createInternalTopic(TRANSACTION_STATE_TOPIC_NAME, this.config.get('transaction.state.log.num.partitions'), this.config.get('transaction.state.log.replication.factor'), [
+      ['compression.type', 'uncompressed'],
+      ['cleanup.policy', 'compact'],
+      ['min.insync.replicas', String(this.config.get('transaction.state.log.min.isr'))],
+      ['segment.bytes', String(this.config.get('transaction.state.log.segment.bytes'))],
+      ['unclean.leader.election.enable', 'false'],
+    ]);
+  }
+
+  private createInternalTopic(name: string, partitions: number, rf: number, config: [string, string][]): void {
+    if (this.creations.has(name)) return;
+    const creation = this.doCreateInternalTopic(name, partitions, rf, new Map(config))
+      .catch((err: unknown) => {
+        if (!isTopicExists(err)) log.warn(`Could not create ${name}`, err);
+      })
+      .finally(() => this.creations.delete(name));
+    this.creations.set(name, creation);
+  }
+
+  private async doCreateInternalTopic(name: string, partitions: number, rf: number, config: Map<string, string>): Promise<void> {
+    if (await this.adminZk.topicExists(name)) return;
+    const brokers = await this.brokerRegistry.getBrokerIds();
+    if (brokers.length < rf) {
+      adminLog.info(
+        `Error processing create topic request CreatableTopic(name='${name}', numPartitions=${partitions}, replicationFactor=${rf}, assignments=[], configs=[]) ` +
+          `(org.apache.kafka.common.errors.InvalidReplicationFactorException: Replication factor: ${rf} larger than available brokers: ${brokers.length}.)`,
+      );
+      return;
+    }
+    await this.adminZk.createTopic(name, assignReplicasToBrokers(brokers, partitions, rf), config);
+    log.info(`Created topic ${name} with ${partitions} partitions and replication factor ${rf}`);
   }
 }
 

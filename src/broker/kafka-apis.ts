@@ -30,6 +30,9 @@ import { createMetadataHandler } from './handlers/metadata';
 import { createOffsetsForLeaderEpochHandler } from './handlers/offsets-for-leader-epoch';
 import { createAlterPartitionReassignmentsHandler, createListPartitionReassignmentsHandler } from './handlers/partition-reassignments';
 import { createProduceHandler } from './handlers/produce';
+import { createInterimInitProducerIdHandler } from './handlers/init-producer-id-interim';
+import { createAddOffsetsToTxnHandler, createAddPartitionsToTxnHandler, createEndTxnHandler, createTxnOffsetCommitHandler } from './handlers/transaction-apis';
+import { createWriteTxnMarkersHandler } from './handlers/write-txn-markers';
 import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteTopicsHandler } from './handlers/topic-admin';
 
 /**
@@ -61,7 +64,13 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.CREATE_TOPICS]: createCreateTopicsHandler(ctx),
     [ApiKey.DELETE_TOPICS]: createDeleteTopicsHandler(ctx),
     [ApiKey.DELETE_RECORDS]: createDeleteRecordsHandler(ctx),
+    [ApiKey.INIT_PRODUCER_ID]: createInterimInitProducerIdHandler(ctx),
     [ApiKey.OFFSET_FOR_LEADER_EPOCH]: createOffsetsForLeaderEpochHandler(ctx),
+    [ApiKey.ADD_PARTITIONS_TO_TXN]: createAddPartitionsToTxnHandler(ctx),
+    [ApiKey.ADD_OFFSETS_TO_TXN]: createAddOffsetsToTxnHandler(ctx),
+    [ApiKey.END_TXN]: createEndTxnHandler(ctx),
+    [ApiKey.WRITE_TXN_MARKERS]: createWriteTxnMarkersHandler(ctx),
+    [ApiKey.TXN_OFFSET_COMMIT]: createTxnOffsetCommitHandler(ctx),
     [ApiKey.DESCRIBE_CONFIGS]: createDescribeConfigsHandler(ctx),
     [ApiKey.ALTER_CONFIGS]: alterConfigs.alterConfigs,
     [ApiKey.CREATE_PARTITIONS]: createCreatePartitionsHandler(ctx),

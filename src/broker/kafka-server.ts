@@ -39,6 +39,9 @@ import { GroupCoordinator } from '../rebalance/group-coordinator';
 import { ZkOffsetStore } from '../rebalance/zk-offset-store';
 import { coordinatorPartitionFor } from '../rebalance/coordinator-placement';
 import { GROUP_METADATA_TOPIC_NAME } from '../common/topic';
+import { ProducerIdBlockZk } from '../zk/producer-id-block-zk';
+import { ProducerIdManager } from './producer-id-manager';
+import { createTransactionCoordinator } from './transaction-coordinator-setup';
 
 /** Kafka's KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS: how long a fetch session is safe from eviction. */
 const MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120000;
@@ -213,6 +216,11 @@ export class KafkaServer {
     if (tokenManager.tokenAuthEnabled) {
       scheduler.schedule('delete-expired-tokens', () => (controller.isActive ? tokenManager.expireTokens() : undefined), 0, tokenManager.expiryCheckIntervalMs);
     }
+    const producerIdManager = new ProducerIdManager(this.brokerId, new ProducerIdBlockZk(zk));
+    await producerIdManager.startup();
+    const transactionCoordinator = createTransactionCoordinator({ brokerId: this.brokerId, config: this.config, clock, scheduler, replicaManager, metadataCache, producerIds: producerIdManager });
+    transactionCoordinator.startup();
+    this.shutdownHooks.push(() => transactionCoordinator.shutdown());
     const adminZk = new AdminZk(zk);
     const registry = this.registry as BrokerRegistryZk;
     const apis = createKafkaApis({
@@ -226,6 +234,7 @@ export class KafkaServer {
       brokerRegistry: registry,
       controller,
       groupCoordinator,
+      transactionCoordinator,
       autoTopicCreation: new AutoTopicCreationManager(this.config, adminZk, registry),
       quotas,
       fetchManager: new FetchManager(clock, new FetchSessionCache(this.config.get('max.incremental.fetch.session.cache.slots'), MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS)),

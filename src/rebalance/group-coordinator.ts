@@ -11,6 +11,7 @@ import { groupIdError } from './group-id';
 import { GroupMetadata } from './group-metadata';
 import { GroupState } from './group-state';
 import { JoinResult, MemberMetadata, MemberProtocol, SyncResult } from './member-metadata';
+import { PendingTxnOffsets } from './pending-txn-offsets';
 import { expiredOffsets, GroupExpiryView, OFFSET_ONLY_GROUP } from './offset-expiry';
 import { TopicPartitionOffset, ZkOffsetStore } from './zk-offset-store';
 
@@ -97,6 +98,8 @@ export class GroupCoordinator {
   private active = false;
   private readonly scheduler: Scheduler;
   private readonly metadataLog: Logger;
+  /** TxnOffsetCommit offsets waiting for their transaction's marker. */
+  private readonly pendingTxnOffsets = new PendingTxnOffsets();
 
   constructor(private readonly deps: GroupCoordinatorDeps) {
     this.clock = deps.clock ?? SYSTEM_CLOCK;
@@ -658,6 +661,54 @@ export class GroupCoordinator {
       }
       return 0;
     });
+  }
+
+  /**
+   * TxnOffsetCommit (Kafka's handleTxnCommitOffsets): the offsets are checked as OffsetCommit's are, then held
+   * pending under the producer id until the transaction's marker reaches this group's offsets partition
+   * (`handleTxnCompletion`). A commit without a generation (v0-v2, or generation -1) skips the member checks.
+   */
+  txnCommitOffsets(groupId: string, producerId: number, generationId: number, memberId: string, groupInstanceId: string | null, offsets: CommitPartition[]): number[] {
+    const all = (name: ErrorName): number[] => offsets.map(() => ErrorCode[name].code);
+    const error = this.checkCoordinator(groupId);
+    if (error !== null) return all(error);
+    const group = this.groups.get(groupId);
+    if (group?.is('Dead') === true) return all('COORDINATOR_NOT_AVAILABLE');
+    if (group !== undefined && (generationId >= 0 || memberId !== '' || groupInstanceId !== null)) {
+      const invalid = this.validateCurrentMember(group, memberId, groupInstanceId, 'txn-offset-commit');
+      if (invalid !== null) return all(invalid);
+      if (generationId !== group.generationId) return all('ILLEGAL_GENERATION');
+    } else if (group === undefined && generationId >= 0) {
+      return all('ILLEGAL_GENERATION');
+    }
+    const max = this.deps.config.offsetMetadataMaxBytes;
+    const errors = offsets.map((o) => {
+      if (topicNameError(o.topic) !== undefined) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code;
+      if (o.metadata !== null && Buffer.byteLength(o.metadata, 'utf8') > max) return ErrorCode.OFFSET_METADATA_TOO_LARGE.code;
+      return ErrorCode.NONE.code;
+    });
+    this.pendingTxnOffsets.add(groupId, producerId, offsets.filter((_, i) => errors[i] === ErrorCode.NONE.code));
+    return errors;
+  }
+
+  /**
+   * A transaction marker was written to `__consumer_offsets` partitions (Kafka's scheduleHandleTxnCompletion):
+   * the producer's pending offsets of the groups on those partitions are stored (COMMIT) or dropped (ABORT).
+   */
+  async handleTxnCompletion(producerId: number, offsetsPartitions: readonly number[], commit: boolean): Promise<void> {
+    const partitions = new Set(offsetsPartitions);
+    for (const { groupId, offsets } of this.pendingTxnOffsets.take(producerId, (g) => partitions.has(this.partitionFor(g)))) {
+      if (!commit) continue;
+      const errors = await this.storeOffsets(groupId, offsets);
+      errors.forEach((e, i) => {
+        if (e !== ErrorCode.NONE.code) log.warn(`Failed to store the transactional offset ${offsets[i]!.offset} of ${tpString(offsets[i]!)} for group ${groupId} (producer ${producerId}): error ${e}`);
+      });
+    }
+  }
+
+  /** Whether an open transaction holds an offset of this group's partition (OffsetFetch's require_stable). */
+  hasPendingTxnOffset(groupId: string, tp: { topic: string; partition: number }): boolean {
+    return this.pendingTxnOffsets.hasPending(groupId, tp);
   }
 
   /** OffsetFetch: committed offsets of the given partitions (-1 when none), or of every partition when null. */

@@ -4,7 +4,7 @@ import { LeaderAndIsrRequest, LeaderAndIsrResponse } from '../../protocol/apis/l
 import { StopReplicaRequest, StopReplicaResponse } from '../../protocol/apis/stop-replica';
 import { UpdateMetadataRequest, UpdateMetadataResponse } from '../../protocol/apis/update-metadata';
 import { getLogger } from '../../common/logging/logging';
-import { GROUP_METADATA_TOPIC_NAME } from '../../common/topic';
+import { GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../../common/topic';
 import { ApiHandler } from '../network/api-handler';
 import { HandlerContext } from './handler-context';
 
@@ -13,6 +13,8 @@ import { HandlerContext } from './handler-context';
  * request to the controller. A request from an older controller epoch, or for an older broker epoch of this
  * broker, is refused as Kafka refuses it.
  */
+const txnLog = getLogger('kafka.coordinator.transaction.TransactionCoordinator');
+
 export function createLeaderAndIsrHandler(ctx: HandlerContext): ApiHandler<LeaderAndIsrRequest, LeaderAndIsrResponse> {
   return async (request, context) => {
     if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, partitionErrors: [] };
@@ -21,6 +23,14 @@ export function createLeaderAndIsrHandler(ctx: HandlerContext): ApiHandler<Leade
       // KafkaApis.onLeadershipChange: the coordinator of a group is the leader of its offsets partition.
       for (const tp of leaders) if (tp.topic === GROUP_METADATA_TOPIC_NAME) ctx.groupCoordinator.onElection(tp.partition);
       for (const tp of followers) if (tp.topic === GROUP_METADATA_TOPIC_NAME) ctx.groupCoordinator.onResignation(tp.partition);
+      // The transaction coordinator likewise, at the partition's leader epoch (its coordinator epoch); loading
+      // runs in the background, its ids answering COORDINATOR_LOAD_IN_PROGRESS meanwhile.
+      for (const tp of leaders) {
+        if (tp.topic !== TRANSACTION_STATE_TOPIC_NAME) continue;
+        const epoch = ctx.replicaManager.getPartition(tp)?.leaderEpoch ?? 0;
+        ctx.transactionCoordinator.onElection(tp.partition, epoch).catch((err: unknown) => txnLog.error(`Failed to load transaction state of ${TRANSACTION_STATE_TOPIC_NAME}-${tp.partition}`, err));
+      }
+      for (const tp of followers) if (tp.topic === TRANSACTION_STATE_TOPIC_NAME) ctx.transactionCoordinator.onResignation(tp.partition);
     });
     return version >= 5 ? byTopicId(request, response) : response;
   };
@@ -63,6 +73,7 @@ export function createStopReplicaHandler(ctx: HandlerContext): ApiHandler<StopRe
     const response = await ctx.replicaManager.stopReplicas(context.header.correlationId, request, context.header.apiVersion);
     for (const p of response.partitionErrors) {
       if (p.topicName === GROUP_METADATA_TOPIC_NAME && p.errorCode === ErrorCode.NONE.code) ctx.groupCoordinator.onResignation(p.partitionIndex);
+      if (p.topicName === TRANSACTION_STATE_TOPIC_NAME && p.errorCode === ErrorCode.NONE.code) ctx.transactionCoordinator.onResignation(p.partitionIndex);
     }
     return response;
   };

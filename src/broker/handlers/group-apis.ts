@@ -1,5 +1,5 @@
 import { ErrorCode, ErrorName } from '../../common/error-codes';
-import { GROUP_METADATA_TOPIC_NAME } from '../../common/topic';
+import { GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../../common/topic';
 import { mapBounded } from '../../common/map-bounded';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../../protocol/apis/delete-groups';
 import { AUTHORIZED_OPERATIONS_OMITTED } from '../../protocol/apis/describe-cluster';
@@ -26,8 +26,9 @@ import { HandlerContext } from './handler-context';
 /** Kafka's AclOperation codes of the operations a GROUP resource supports (AclEntry.supportedOperations(GROUP)): READ 3, DELETE 6, DESCRIBE 8. */
 const GROUP_OPERATIONS = [3, 6, 8] as const;
 
-/** Key type 0 is a group; 1 (transactions) has no coordinator here, as transactions are not supported. */
+/** FindCoordinator's key types (CoordinatorType): 0 a group, 1 a transactional id. */
 const GROUP_KEY_TYPE = 0;
+const TRANSACTION_KEY_TYPE = 1;
 
 export function createOffsetCommitHandler(ctx: HandlerContext): ApiHandler<OffsetCommitRequest, OffsetCommitResponse> {
   return async (request, context) => {
@@ -63,6 +64,11 @@ export function createOffsetFetchHandler(ctx: HandlerContext): ApiHandler<Offset
       for (const p of wanted) add(p.topic, { partitionIndex: p.partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: r.errorCode });
     }
     for (const o of r.offsets) {
+      // v7's require_stable (KIP-447): an offset an open transaction will replace is not answered yet.
+      if (request.requireStable && ctx.groupCoordinator.hasPendingTxnOffset(request.groupId, o)) {
+        add(o.topic, { partitionIndex: o.partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT.code });
+        continue;
+      }
       // v0 (the ZooKeeper-era fetch) reports a partition without a committed offset as UNKNOWN_TOPIC_OR_PARTITION.
       const errorCode = version === 0 && o.offset < 0 ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code : ErrorCode.NONE.code;
       add(o.topic, { partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: -1, metadata: '', errorCode });
@@ -72,7 +78,8 @@ export function createOffsetFetchHandler(ctx: HandlerContext): ApiHandler<Offset
 }
 
 /**
- * FindCoordinator: the live leader of the group's `__consumer_offsets` partition. While the topic does not exist
+ * FindCoordinator: the live leader of the group's `__consumer_offsets` partition, or (key type 1) of the
+ * transactional id's `__transaction_state` partition. While the topic does not exist
  * each request tries to create it (Kafka does the same; refused until offsets.topic.replication.factor brokers are
  * alive) and is answered COORDINATOR_NOT_AVAILABLE until its leaders are known. v3 is v2, flexible.
  */
@@ -87,12 +94,22 @@ export function createFindCoordinatorHandler(ctx: HandlerContext): ApiHandler<Fi
       host: '',
       port: -1,
     });
-    if (request.keyType !== GROUP_KEY_TYPE) return fail('COORDINATOR_NOT_AVAILABLE');
-    if (!ctx.metadataCache.contains(GROUP_METADATA_TOPIC_NAME)) {
-      ctx.autoTopicCreation.createOffsetsTopic();
-      return fail('COORDINATOR_NOT_AVAILABLE');
+    let topic: string;
+    let partition: number;
+    if (request.keyType === GROUP_KEY_TYPE) {
+      topic = GROUP_METADATA_TOPIC_NAME;
+      if (!ctx.metadataCache.contains(topic)) ctx.autoTopicCreation.createOffsetsTopic();
+      partition = ctx.groupCoordinator.partitionFor(request.key);
+    } else if (request.keyType === TRANSACTION_KEY_TYPE) {
+      topic = TRANSACTION_STATE_TOPIC_NAME;
+      if (!ctx.metadataCache.contains(topic)) ctx.autoTopicCreation.createTransactionStateTopic();
+      partition = ctx.transactionCoordinator.partitionFor(request.key);
+    } else {
+      // Kafka throws InvalidRequestException("Unknown coordinator type in FindCoordinator request").
+      return fail('INVALID_REQUEST');
     }
-    const state = ctx.metadataCache.partitionState({ topic: GROUP_METADATA_TOPIC_NAME, partition: ctx.groupCoordinator.partitionFor(request.key) });
+    if (!ctx.metadataCache.contains(topic)) return fail('COORDINATOR_NOT_AVAILABLE');
+    const state = ctx.metadataCache.partitionState({ topic, partition });
     const leader = state?.leader ?? -1;
     const endpoint = leader >= 0 && ctx.metadataCache.isBrokerAlive(leader) ? ctx.metadataCache.endpoint(leader, context.connection.listenerName) : undefined;
     if (endpoint === undefined) return fail('COORDINATOR_NOT_AVAILABLE');

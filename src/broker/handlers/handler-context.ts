@@ -5,6 +5,7 @@ import { DynamicBrokerConfig } from '../../common/config/dynamic-broker-config';
 import { KafkaController } from '../../controller';
 import { GroupCoordinator } from '../../rebalance/group-coordinator';
 import { DelegationTokenManager } from '../../security/delegation-token-manager';
+import { TransactionCoordinator } from '../../transaction/transaction-coordinator';
 import { AdminZk } from '../../zk/admin-zk';
 import { BrokerRegistryZk } from '../../zk/broker-registry-zk';
 import { AutoTopicCreationManager } from '../auto-topic-creation-manager';
@@ -25,6 +26,8 @@ export interface HandlerContext {
   readonly brokerRegistry: BrokerRegistryZk;
   readonly controller: KafkaController;
   readonly groupCoordinator: GroupCoordinator;
+  /** The transaction coordinator of the `__transaction_state` partitions this broker leads. */
+  readonly transactionCoordinator: TransactionCoordinator;
   readonly autoTopicCreation: AutoTopicCreationManager;
   /** Byte-rate quotas of clients (producer_byte_rate, consumer_byte_rate). */
   readonly quotas: { readonly produce: ClientQuotaManager; readonly fetch: ClientQuotaManager };

@@ -1,5 +1,7 @@
 import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
+import { AddOffsetsToTxnApi } from './add-offsets-to-txn';
+import { AddPartitionsToTxnApi } from './add-partitions-to-txn';
 import { AlterClientQuotasApi } from './alter-client-quotas';
 import { AlterConfigsApi } from './alter-configs';
 import { AlterPartitionReassignmentsApi } from './alter-partition-reassignments';
@@ -20,6 +22,7 @@ import { AlterReplicaLogDirsApi } from './alter-replica-log-dirs';
 import { DescribeLogDirsApi } from './describe-log-dirs';
 import { ElectLeadersApi } from './elect-leaders';
 import { ExpireDelegationTokenApi } from './expire-delegation-token';
+import { EndTxnApi } from './end-txn';
 import { FetchApi } from './fetch';
 import { FindCoordinatorApi } from './find-coordinator';
 import { HeartbeatApi } from './heartbeat';
@@ -41,7 +44,9 @@ import { RenewDelegationTokenApi } from './renew-delegation-token';
 import { SaslHandshakeApi } from './sasl-handshake';
 import { StopReplicaApi } from './stop-replica';
 import { SyncGroupApi } from './sync-group';
+import { TxnOffsetCommitApi } from './txn-offset-commit';
 import { UpdateMetadataApi } from './update-metadata';
+import { WriteTxnMarkersApi } from './write-txn-markers';
 
 /**
  * THE registry: every API this broker can decode, keyed by Kafka's API key. The dispatcher looks requests up here
@@ -50,8 +55,8 @@ import { UpdateMetadataApi } from './update-metadata';
  *
  * Windows: min 0 everywhere (librdkafka's feature checks need the low versions), and every API goes to Kafka
  * 2.8's maximum, flexible versions included (`test/unit/protocol/codec-round-trip.test.ts` checks both), with
- * what each version adds implemented. InitProducerId is decodable at v0-1 but has no handler yet (the exactly-once
- * issue), so it is not advertised; SaslHandshake is never advertised (NEVER_ADVERTISED).
+ * what each version adds implemented. InitProducerId is decodable at v0-1 for now (the idempotent producer's
+ * work takes it to v4); SaslHandshake is never advertised (NEVER_ADVERTISED).
  */
 export const Apis = {
   [ApiKey.PRODUCE]: ProduceApi,
@@ -78,6 +83,11 @@ export const Apis = {
   [ApiKey.DELETE_RECORDS]: DeleteRecordsApi,
   [ApiKey.INIT_PRODUCER_ID]: InitProducerIdApi,
   [ApiKey.OFFSET_FOR_LEADER_EPOCH]: OffsetForLeaderEpochApi,
+  [ApiKey.ADD_PARTITIONS_TO_TXN]: AddPartitionsToTxnApi,
+  [ApiKey.ADD_OFFSETS_TO_TXN]: AddOffsetsToTxnApi,
+  [ApiKey.END_TXN]: EndTxnApi,
+  [ApiKey.WRITE_TXN_MARKERS]: WriteTxnMarkersApi,
+  [ApiKey.TXN_OFFSET_COMMIT]: TxnOffsetCommitApi,
   [ApiKey.DESCRIBE_CONFIGS]: DescribeConfigsApi,
   [ApiKey.ALTER_CONFIGS]: AlterConfigsApi,
   [ApiKey.ALTER_REPLICA_LOG_DIRS]: AlterReplicaLogDirsApi,

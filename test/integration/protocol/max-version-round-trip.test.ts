@@ -7,6 +7,8 @@ import { CreateDelegationTokenApi } from '../../../src/protocol/apis/create-dele
 import { DescribeDelegationTokenApi } from '../../../src/protocol/apis/describe-delegation-token';
 import { ExpireDelegationTokenApi } from '../../../src/protocol/apis/expire-delegation-token';
 import { RenewDelegationTokenApi } from '../../../src/protocol/apis/renew-delegation-token';
+import { AddOffsetsToTxnApi } from '../../../src/protocol/apis/add-offsets-to-txn';
+import { AddPartitionsToTxnApi } from '../../../src/protocol/apis/add-partitions-to-txn';
 import { AlterClientQuotasApi } from '../../../src/protocol/apis/alter-client-quotas';
 import { AlterConfigsApi } from '../../../src/protocol/apis/alter-configs';
 import { AlterPartitionReassignmentsApi } from '../../../src/protocol/apis/alter-partition-reassignments';
@@ -24,6 +26,7 @@ import { DescribeConfigsApi } from '../../../src/protocol/apis/describe-configs'
 import { DescribeGroupsApi } from '../../../src/protocol/apis/describe-groups';
 import { DescribeLogDirsApi } from '../../../src/protocol/apis/describe-log-dirs';
 import { ElectLeadersApi } from '../../../src/protocol/apis/elect-leaders';
+import { EndTxnApi } from '../../../src/protocol/apis/end-txn';
 import { FetchApi } from '../../../src/protocol/apis/fetch';
 import { FindCoordinatorApi } from '../../../src/protocol/apis/find-coordinator';
 import { HeartbeatApi } from '../../../src/protocol/apis/heartbeat';
@@ -43,7 +46,9 @@ import { OffsetForLeaderEpochApi } from '../../../src/protocol/apis/offset-for-l
 import { ProduceApi } from '../../../src/protocol/apis/produce';
 import { StopReplicaApi } from '../../../src/protocol/apis/stop-replica';
 import { SyncGroupApi } from '../../../src/protocol/apis/sync-group';
+import { TxnOffsetCommitApi } from '../../../src/protocol/apis/txn-offset-commit';
 import { UpdateMetadataApi } from '../../../src/protocol/apis/update-metadata';
+import { WriteTxnMarkersApi } from '../../../src/protocol/apis/write-txn-markers';
 import { TestCluster } from '../../helpers/test-cluster';
 import { waitUntil } from '../../helpers/wait-until';
 
@@ -65,17 +70,14 @@ const INVALID_REQUEST = 42;
  * - sent by the brokers themselves, checked in their kafka-request.log (kafka.request.logger set to DEBUG live
  *   through IncrementalAlterConfigs BROKER_LOGGER): LeaderAndIsr, UpdateMetadata (topic creation), StopReplica
  *   (topic deletion), ControlledShutdown (a broker stopped with SIGTERM);
- * - SaslHandshake (decodable, never advertised by a plaintext broker) and InitProducerId (registered, no handler
- *   yet) are checked to be absent from ApiVersions.
+ * - sent by a transaction coordinator to partition leaders, checked in kafka-request.log: WriteTxnMarkers;
+ * - SaslHandshake (decodable, never advertised by a plaintext broker) is checked to be absent from ApiVersions.
  */
 describe('every advertised API at its maximum version through NetworkClient, on 3 brokers', () => {
   let cluster: TestCluster;
   let client: NetworkClient;
   const covered = new Map<number, string>();
-  // Registered but not served: InitProducerId has no handler yet (it comes with the exactly-once issue), so the
-  // broker leaves it out of ApiVersions as Kafka leaves out what it cannot handle.
-  const NOT_SERVED: ReadonlySet<number> = new Set([InitProducerIdApi.key]);
-  const advertised = allApis().filter((a) => !NEVER_ADVERTISED.has(a.key) && !NOT_SERVED.has(a.key));
+  const advertised = allApis().filter((a) => !NEVER_ADVERTISED.has(a.key));
 
   async function sent<Req, Res>(target: Parameters<NetworkClient['request']>[0], api: ApiDefinition<Req, Res>, body: Req): Promise<Res> {
     const response = await client.request(target, api, body, { version: api.maxVersion });
@@ -288,6 +290,36 @@ describe('every advertised API at its maximum version through NetworkClient, on 
     expect(await sent('any', ExpireDelegationTokenApi, { hmac: Buffer.alloc(64), expiryTimePeriodMs: -1 })).toMatchObject({ errorCode: 64, expiryTimestampMs: -1 });
     expect(await sent('any', DescribeDelegationTokenApi, { owners: null })).toMatchObject({ errorCode: 64, tokens: [] });
   }, 60000);
+
+  it('runs a transaction through its coordinator: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn, WriteTxnMarkers', async () => {
+    // COORDINATOR_NOT_AVAILABLE (15) while the first FindCoordinator creates __transaction_state.
+    const found = await waitUntil(async () => {
+      const r = await sent('any', FindCoordinatorApi, { key: 'rt-txn', keyType: 1 });
+      return r.errorCode === 0 ? r : undefined;
+    }, { timeoutMs: 60000, message: 'the transaction coordinator found' });
+    const node = found.nodeId;
+    // NOT_COORDINATOR (16) or COORDINATOR_LOAD_IN_PROGRESS (14) until the partition is loaded there.
+    const producer = await waitUntil(async () => {
+      const r = await sent(node, InitProducerIdApi, { transactionalId: 'rt-txn', transactionTimeoutMs: 60000 });
+      return r.errorCode === 0 ? r : undefined;
+    }, { timeoutMs: 30000, message: 'a transactional producer id' });
+    const ids = { transactionalId: 'rt-txn', producerId: producer.producerId, producerEpoch: producer.producerEpoch };
+    const added = await sent(node, AddPartitionsToTxnApi, { ...ids, topics: [{ name: 'rt', partitions: [0] }] });
+    expect(added.results).toEqual([{ name: 'rt', results: [{ partitionIndex: 0, errorCode: 0 }] }]);
+    expect((await sent(node, AddOffsetsToTxnApi, { ...ids, groupId: 'rt-txn-group' })).errorCode).toBe(0);
+    const group = await sent('any', FindCoordinatorApi, { key: 'rt-txn-group', keyType: 0 });
+    const txnCommit = await sent(group.nodeId, TxnOffsetCommitApi, {
+      ...ids,
+      groupId: 'rt-txn-group',
+      generationId: -1,
+      memberId: '',
+      groupInstanceId: null,
+      topics: [{ name: 'rt', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: null }] }],
+    });
+    expect(txnCommit.topics).toEqual([{ name: 'rt', partitions: [{ partitionIndex: 0, errorCode: 0 }] }]);
+    expect((await sent(node, EndTxnApi, { ...ids, committed: true })).errorCode).toBe(0);
+    await loggedAtMax(WriteTxnMarkersApi);
+  }, 90000);
 
   it('deletes the topic (StopReplica) and shuts a broker down (ControlledShutdown), then every API is covered', async () => {
     const deleted = await sent('controller', DeleteTopicsApi, { topicNames: ['rt'], topics: [{ name: 'rt', topicId: Buffer.alloc(16) }], timeoutMs: 30000 });

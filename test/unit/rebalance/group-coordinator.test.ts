@@ -197,4 +197,23 @@ describe('GroupCoordinator', () => {
     await join();
     expect((await join('', [{ name: 'roundrobin', metadata: Buffer.alloc(0) }])).errorCode).toBe(code('INCONSISTENT_GROUP_PROTOCOL'));
   });
+
+  it('holds transactional offsets until the marker: stored on COMMIT, dropped on ABORT, unstable meanwhile', async () => {
+    create();
+    const tp = { topic: 't', partition: 0 };
+    expect(coordinator.txnCommitOffsets('g', 7, -1, '', null, [{ ...tp, offset: 5, metadata: null }])).toEqual([0]);
+    expect(coordinator.txnCommitOffsets('g', 8, -1, '', null, [{ ...tp, offset: 9, metadata: null }])).toEqual([0]);
+    expect(coordinator.txnCommitOffsets('elsewhere', 7, -1, '', null, [{ ...tp, offset: 1, metadata: null }])).toEqual([code('NOT_COORDINATOR')]);
+    expect(coordinator.txnCommitOffsets('g', 7, 3, 'nobody', null, [{ ...tp, offset: 1, metadata: null }])).toEqual([code('ILLEGAL_GENERATION')]);
+    expect(coordinator.hasPendingTxnOffset('g', tp)).toBe(true);
+    expect(store.offsets.size).toBe(0);
+    // A marker on another offsets partition leaves them alone.
+    await coordinator.handleTxnCompletion(7, [1], true);
+    expect(store.offsets.size).toBe(0);
+    await coordinator.handleTxnCompletion(8, [0], false);
+    expect(coordinator.hasPendingTxnOffset('g', tp)).toBe(true);
+    await coordinator.handleTxnCompletion(7, [0], true);
+    expect(store.offsets.get('g/t/0')).toBe(5);
+    expect(coordinator.hasPendingTxnOffset('g', tp)).toBe(false);
+  });
 });
