@@ -37,6 +37,8 @@ import { GroupCoordinator } from '../rebalance/group-coordinator';
 import { ZkOffsetStore } from '../rebalance/zk-offset-store';
 import { coordinatorPartitionFor } from '../rebalance/coordinator-placement';
 import { GROUP_METADATA_TOPIC_NAME } from '../common/topic';
+import { ClientSecurity } from '../security/client-security';
+import { listenerClientSecurity } from './listener-client-security';
 
 /** Kafka's KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS: how long a fetch session is safe from eviction. */
 const MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120000;
@@ -67,6 +69,8 @@ export class KafkaServer {
   private controller: KafkaController | undefined;
   private dynamicConfig: DynamicConfigManager | undefined;
   private socketServer: SocketServer | undefined;
+  /** The inter-broker listener's client security, loaded before anything starts (bad key material stops start-up). */
+  private interBrokerSecurity: ClientSecurity | undefined;
   private started = false;
   private readonly clock: Clock = SYSTEM_CLOCK;
   private shuttingDown: Promise<void> | undefined;
@@ -88,6 +92,7 @@ export class KafkaServer {
   async startup(): Promise<void> {
     this.log.info('starting');
     try {
+      this.interBrokerSecurity = listenerClientSecurity(this.config, this.config.interBrokerListenerName);
       await this.initZkClient();
       const zk = this.zk as ZkClient;
       const cluster = new ClusterZk(zk);
@@ -164,13 +169,14 @@ export class KafkaServer {
         zk,
         scheduler,
         replicaLagTimeMaxMs: this.config.get('replica.lag.time.max.ms'),
-        fetcher: replicaFetcherConfigFrom(this.brokerId, dynamicBrokerConfig.current),
+        fetcher: replicaFetcherConfigFrom(this.brokerId, dynamicBrokerConfig.current, this.interBrokerSecurity),
         interBrokerListenerName: this.config.interBrokerListenerName,
       },
     });
     replicaManager.startup();
     this.shutdownHooks.push(() => replicaManager.shutdown());
-    const listenerName = this.config.interBrokerListenerName;
+    const listenerName = this.config.controllerListenerName;
+    const controllerSecurity = listenerClientSecurity(this.config, listenerName);
     const controller = new KafkaController({
       config: {
         brokerId: this.brokerId,
@@ -181,7 +187,7 @@ export class KafkaServer {
         leaderImbalanceCheckIntervalSeconds: this.config.get('leader.imbalance.check.interval.seconds'),
       },
       zk,
-      createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms')),
+      createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms'), controllerSecurity),
     });
     this.controller = controller;
     const groupCoordinator = new GroupCoordinator({
@@ -372,6 +378,7 @@ export class KafkaServer {
         maxRetries: this.config.get('controlled.shutdown.max.retries'),
         retryBackoffMs: this.config.get('controlled.shutdown.retry.backoff.ms'),
         requestTimeoutMs: this.config.get('controller.socket.timeout.ms'),
+        ...(this.interBrokerSecurity === undefined ? {} : { security: this.interBrokerSecurity }),
         clock: this.clock,
       }, this.log).catch((err: unknown) => this.log.warn('Controlled shutdown failed', err));
     }

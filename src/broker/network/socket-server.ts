@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
+import { SecureContext, TLSSocket, createSecureContext } from 'node:tls';
 import { hostname } from 'node:os';
 import { EndPoint } from '../../common/config/end-point';
 import { getLogger } from '../../common/logging/logging';
@@ -11,7 +12,9 @@ import { ConnectionQuotas, ConnectionRefusal } from './connection-quotas';
 import { DescriptorHeadroom } from './descriptor-headroom';
 import { MemoryPool } from './memory-pool';
 import { RequestChannel } from './request-channel';
-import { ANONYMOUS } from '../../security/kafka-principal';
+import { ANONYMOUS, KafkaPrincipal, USER_TYPE } from '../../security/kafka-principal';
+import { ServerTlsOptions, secureContextError } from '../../security/ssl-factory';
+import { rfc2253Name } from '../../security/distinguished-name';
 
 const INT_MAX = 2147483647;
 
@@ -39,6 +42,8 @@ export interface SocketServerOptions {
   maxConnectionCreationRate?: number;
   /** inter.broker.listener.name: exempt from the broker-wide limits when there are other listeners. */
   interBrokerListenerName?: string;
+  /** Each SSL / SASL_SSL listener's TLS (key material already loaded), by listener name. */
+  tls?: ReadonlyMap<string, ServerTlsOptions>;
   clock?: Clock;
   /** socket.receive.buffer.bytes / socket.send.buffer.bytes are OS-managed in Node and not applied. */
 }
@@ -49,6 +54,8 @@ interface BoundListener {
   port: number;
   /** Not listening for now: out of file descriptors, waiting for some to free up. */
   paused?: boolean;
+  /** SSL / SASL_SSL listeners: the context new connections handshake with (swapped by a keystore reload). */
+  tls?: { options: ServerTlsOptions; context: SecureContext };
 }
 
 /** How often a refused-connection line is repeated at most (with the count since the last one). */
@@ -61,7 +68,11 @@ const EMFILE_BACKOFF_MS = 1000;
  * Kafka's SocketServer: one acceptor per listener, the connection quotas and the request channel. Node runs on
  * one event loop, so num.network.threads and num.io.threads do not apply: socket reads/writes are asynchronous in
  * libuv and request handling runs on the loop (both stay settable, dynamically too, and are only reported). Only
- * PLAINTEXT listeners exist. The connection limits can change at run time (reconfigureConnectionLimits).
+ * SSL listeners (and the TLS half of SASL_SSL) wrap each accepted socket in Node's TLS before the connection
+ * exists: the handshake must succeed (and, with ssl.client.auth, the client certificate be trusted) before any
+ * request is read, and the principal is the certificate's subject mapped by ssl.principal.mapping.rules. A
+ * failed handshake closes only that socket. The connection limits can change at run time (reconfigureConnectionLimits),
+ * and a listener's key material too (reconfigureListenerTls: new connections use it).
  *
  * A new connection that breaks max.connections, max.connections.per.ip (or its override) or
  * max.connection.creation.rate is closed at accept, logged once per interval rather than once per connection.
@@ -72,6 +83,7 @@ export class SocketServer {
   private readonly logger = getLogger('kafka.network.SocketServer');
   private readonly acceptorLogger = getLogger('kafka.network.Acceptor');
   private readonly processorLogger = getLogger('kafka.network.Processor');
+  private readonly selectorLogger = getLogger('org.apache.kafka.common.network.Selector');
   private readonly bound: BoundListener[] = [];
   private readonly connections = new Set<Connection>();
   private readonly sockets = new Set<Socket>();
@@ -114,10 +126,12 @@ export class SocketServer {
       this.clock,
     );
     for (const endPoint of this.options.listeners) {
-      if (endPoint.securityProtocol !== 'PLAINTEXT') {
-        throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol}; only PLAINTEXT is supported`);
-      }
       const listener: BoundListener = { endPoint, server: undefined as unknown as Server, port: endPoint.port };
+      if (usesTls(endPoint.securityProtocol)) {
+        const options = this.options.tls?.get(endPoint.listenerName);
+        if (options === undefined) throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol} but has no SSL key material`);
+        listener.tls = { options, context: serverContext(endPoint.listenerName, options) };
+      }
       await this.listen(listener, endPoint.port);
       this.bound.push(listener);
       this.logger.info(`${prefix}Created data-plane acceptor and processors for endpoint : ListenerName(${endPoint.listenerName})`);
@@ -194,6 +208,18 @@ export class SocketServer {
     this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Updated connection limits: max.connections=${limits.maxConnections}, max.connections.per.ip=${limits.maxConnectionsPerIp}, max.connections.per.ip.overrides=${[...limits.maxConnectionsPerIpOverrides].map(([h, n]) => `${h}:${n}`).join(',')}`);
   }
 
+  /**
+   * A listener's key material changed (a dynamic ssl.keystore.* / ssl.truststore.* update): connections accepted
+   * from now on handshake with it; open ones keep theirs (as Kafka's SslFactory.reconfigure). Throws (and
+   * changes nothing) when the material does not make a context.
+   */
+  reconfigureListenerTls(listenerName: string, options: ServerTlsOptions): void {
+    const listener = this.bound.find((b) => b.endPoint.listenerName === listenerName.toUpperCase());
+    if (listener?.tls === undefined) throw new Error(`Listener ${listenerName} does not use TLS`);
+    listener.tls = { options, context: serverContext(listener.endPoint.listenerName, options) };
+    this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Reconfigured SSL key material of listener ${listener.endPoint.listenerName}`);
+  }
+
   /** The listeners with their real ports (port 0 replaced by the ephemeral port). */
   boundEndPoints(): EndPoint[] {
     return this.bound.map((b) => ({ ...b.endPoint, port: b.port }));
@@ -242,6 +268,66 @@ export class SocketServer {
     const connectionId = `${socket.localAddress ?? ''}:${socket.localPort ?? 0}-${remote}:${socket.remotePort ?? 0}-${this.connectionIndex++}`;
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
+    const tls = this.bound.find((b) => b.endPoint === endPoint)?.tls;
+    if (tls === undefined) {
+      this.open(socket, endPoint, connectionId, remote, ANONYMOUS);
+      return;
+    }
+    this.handshake(socket, tls.options, tls.context, (secure, principal) => this.open(secure, endPoint, connectionId, remote, principal), () => this.quotas?.release(remote));
+  }
+
+  /**
+   * The TLS handshake of an accepted socket; `onSecure` once it succeeded with the client's principal. With
+   * ssl.client.auth=required Node refuses a missing or untrusted certificate itself; with `requested` a
+   * certificate that is presented must still be trusted (Java's wantClientAuth). Any failure closes the socket
+   * and is logged as Kafka's Selector logs it (rate-limited).
+   */
+  private handshake(socket: Socket, options: ServerTlsOptions, context: SecureContext, onSecure: (s: TLSSocket, p: KafkaPrincipal) => void, onFailed: () => void): void {
+    const remote = socket.remoteAddress ?? 'unknown';
+    const secure = new TLSSocket(socket, {
+      isServer: true,
+      secureContext: context,
+      requestCert: options.clientAuth !== 'none',
+      rejectUnauthorized: options.clientAuth === 'required',
+    });
+    let done = false;
+    const fail = (why: string): void => {
+      if (done) return;
+      done = true;
+      timer.cancel();
+      secure.destroy();
+      onFailed();
+      this.logRefusal('ssl-handshake', () => `[SocketServer brokerId=${this.options.brokerId}] Failed authentication with /${remote} (${why})`, this.selectorLogger);
+    };
+    // A client that never finishes its handshake holds a socket no longer than an idle one would.
+    const timer = this.clock.setTimer(() => fail('SSL handshake timed out'), this.limits.idleTimeoutMs > 0 ? this.limits.idleTimeoutMs : 600000);
+    secure.once('error', (e: Error) => fail(`SSL handshake failed: ${e.message}`));
+    secure.once('close', () => fail('SSL handshake failed: connection closed'));
+    secure.once('secure', () => {
+      if (done) return;
+      let principal: KafkaPrincipal = ANONYMOUS;
+      const cert = options.clientAuth === 'none' ? undefined : secure.getPeerX509Certificate();
+      if (cert !== undefined) {
+        if (!secure.authorized) {
+          fail(`SSL handshake failed: ${String(secure.authorizationError)}`);
+          return;
+        }
+        try {
+          principal = { principalType: USER_TYPE, name: options.principalMapper.getName(rfc2253Name(cert.subject)) };
+        } catch (e) {
+          fail(`SSL principal mapping failed: ${(e as Error).message}`);
+          return;
+        }
+      }
+      done = true;
+      timer.cancel();
+      secure.removeAllListeners('error');
+      secure.removeAllListeners('close');
+      onSecure(secure, principal);
+    });
+  }
+
+  private open(socket: Socket, endPoint: EndPoint, connectionId: string, remote: string, principal: KafkaPrincipal): void {
     const context = {
       connectionId,
       listenerName: endPoint.listenerName,
@@ -250,7 +336,7 @@ export class SocketServer {
       clientPort: socket.remotePort ?? 0,
       clientSoftwareName: 'unknown',
       clientSoftwareVersion: 'unknown',
-      principal: ANONYMOUS,
+      principal,
     };
     const connection = new Connection(socket, context, this.dispatcher, this.channel, this.limits, this.clock, this.processorLogger, (c) => {
       this.connections.delete(c);
@@ -260,14 +346,14 @@ export class SocketServer {
   }
 
   /** The first refusal of a kind is logged at once; later ones at most once per interval, with their count. */
-  private logRefusal(kind: string, message: () => string): void {
+  private logRefusal(kind: string, message: () => string, logger = this.acceptorLogger): void {
     const now = this.clock.nowMs();
     const r = this.refusals.get(kind) ?? { count: 0, lastLogMs: -Infinity };
     r.count++;
     this.refusals.set(kind, r);
     if (now - r.lastLogMs < REFUSAL_LOG_INTERVAL_MS) return;
     const more = r.count > 1 ? ` (${r.count - 1} more since the last such line)` : '';
-    this.acceptorLogger.info(`${message()}${more}`);
+    logger.info(`${message()}${more}`);
     r.count = 0;
     r.lastLogMs = now;
   }
@@ -314,4 +400,17 @@ async function resolveOverrides(overrides: ReadonlyMap<string, number>): Promise
     }
   }
   return out;
+}
+
+/** SSL and SASL_SSL listeners speak TLS (SASL_SSL's SASL exchange runs inside it). */
+function usesTls(securityProtocol: string): boolean {
+  return securityProtocol === 'SSL' || securityProtocol === 'SASL_SSL';
+}
+
+function serverContext(listenerName: string, options: ServerTlsOptions): SecureContext {
+  try {
+    return createSecureContext(options.context);
+  } catch (e) {
+    throw secureContextError(e, `listener ${listenerName}`, options.context);
+  }
 }
