@@ -17,11 +17,11 @@ import { LogManager } from '../log/log-manager';
 import { logManagerConfigFrom } from '../log/log-manager-config';
 import { isIoError, isLogDirFailure } from '../log/log-dir-failure-channel';
 import { createLogConfig } from '../common/config/log-config';
-import { CONNECTION_QUOTA_CONFIGS, DynamicBrokerConfig, LOG_CLEANER_CONFIGS } from '../common/config/dynamic-broker-config';
+import { CONNECTION_QUOTA_CONFIGS, DynamicBrokerConfig, LOG_CLEANER_CONFIGS, RELOADABLE_SSL_CONFIGS } from '../common/config/dynamic-broker-config';
 import { ControllerChannelManager, KafkaController } from '../controller';
 import { AdminZk } from '../zk/admin-zk';
 import { SocketServer } from './network/socket-server';
-import { socketServerOptions } from './network/socket-server-config';
+import { serverTlsFor, socketServerOptions } from './network/socket-server-config';
 import { RequestDispatcher } from './request-dispatcher';
 import { MetadataCache } from './metadata-cache';
 import { ReplicaManager } from './replica-manager';
@@ -39,6 +39,7 @@ import { coordinatorPartitionFor } from '../rebalance/coordinator-placement';
 import { GROUP_METADATA_TOPIC_NAME } from '../common/topic';
 import { ClientSecurity } from '../security/client-security';
 import { listenerClientSecurity } from './listener-client-security';
+import { ensureCompatibleKeystore } from '../security/ssl-factory';
 
 /** Kafka's KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS: how long a fetch session is safe from eviction. */
 const MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120000;
@@ -256,6 +257,22 @@ export class KafkaServer {
         replicaManager.fetcherManager?.resizeThreadPool(config.get('num.replica.fetchers')).catch((err: unknown) => log.error('Failed to resize the replica fetcher pool', err));
       }
       if (changed(LOG_CLEANER_CONFIGS)) logManager.reconfigureCleaner(config.get('log.cleaner.backoff.ms'));
+      for (const listener of reloadedTlsListeners(old, config)) {
+        try {
+          socketServer.reconfigureListenerTls(listener, serverTlsFor(config, listener));
+        } catch (err) {
+          log.error(`Failed to reconfigure the SSL key material of listener ${listener}`, err);
+        }
+      }
+    });
+    // SslFactory.validateReconfiguration: the new key material must load, make a context and keep the subject.
+    dynamic.addReconfigurationValidator((current, next) => {
+      for (const listener of reloadedTlsListeners(current, next)) {
+        const proposed = serverTlsFor(next, listener);
+        socketServer.validateListenerTls(listener, proposed);
+        const existing = socketServer.listenerTls(listener);
+        if (existing !== undefined) ensureCompatibleKeystore(existing, proposed);
+      }
     });
   }
 
@@ -393,4 +410,12 @@ export class KafkaServer {
     this.started = false;
     this.log.info('shut down completed');
   }
+}
+
+/** The TLS listeners whose reloadable ssl.* keys (listener-prefixed or not) differ between two configs. */
+function reloadedTlsListeners(old: KafkaConfig, next: KafkaConfig): string[] {
+  return next.listeners
+    .filter((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL')
+    .map((l) => l.listenerName)
+    .filter((name) => [...RELOADABLE_SSL_CONFIGS].some((k) => old.listenerConfig(name).raw(k) !== next.listenerConfig(name).raw(k)));
 }

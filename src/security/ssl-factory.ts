@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createPrivateKey } from 'node:crypto';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { toPem } from 'jks-js';
 import { ConfigException } from '../common/config/config-def';
 import { openSslCipherList } from './cipher-suites';
 import { SslPrincipalMapper } from './ssl-principal-mapper';
+import { rfc2253Name } from './distinguished-name';
 
 /** A key's text as configured (the listener-prefixed value first for a broker listener); undefined when unset. */
 export type ConfigLookup = (key: string) => string | undefined;
@@ -283,4 +284,22 @@ export function secureContextError(err: unknown, where: string, context: TlsCont
   }
   if (/key values mismatch/i.test(message)) return new ConfigException(`Invalid SSL key material for ${where} (ssl.keystore.*): the private key does not match the certificate`);
   return new ConfigException(`Invalid SSL configuration for ${where}: ${message}`);
+}
+
+/** The subject (RFC 2253) of a context's own certificate, when it is PEM (a PKCS12 store is opened by Node's TLS). */
+function keystoreSubject(context: TlsContextOptions): string | undefined {
+  const first = context.cert === undefined ? undefined : pemBlocks(context.cert, ['CERTIFICATE'])[0];
+  return first === undefined ? undefined : rfc2253Name(new X509Certificate(first).subject);
+}
+
+/**
+ * A keystore swapped at run time must keep the certificate's subject, so clients that check it keep working
+ * (Kafka's SslFactory.CertificateEntries.ensureCompatible, its message).
+ */
+export function ensureCompatibleKeystore(current: ServerTlsOptions, next: ServerTlsOptions): void {
+  const existing = keystoreSubject(current.context);
+  const proposed = keystoreSubject(next.context);
+  if (existing !== undefined && proposed !== undefined && existing !== proposed) {
+    throw new ConfigException(`Keystore DistinguishedName does not match: existing={${existing}}, new={${proposed}}`);
+  }
 }

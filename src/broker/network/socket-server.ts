@@ -213,6 +213,16 @@ export class SocketServer {
    * from now on handshake with it; open ones keep theirs (as Kafka's SslFactory.reconfigure). Throws (and
    * changes nothing) when the material does not make a context.
    */
+  /** Checks that `options` make a TLS context (a dynamic keystore change is refused otherwise). */
+  validateListenerTls(listenerName: string, options: ServerTlsOptions): void {
+    serverContext(listenerName.toUpperCase(), options);
+  }
+
+  /** The TLS options a listener's new connections use. */
+  listenerTls(listenerName: string): ServerTlsOptions | undefined {
+    return this.bound.find((b) => b.endPoint.listenerName === listenerName.toUpperCase())?.tls?.options;
+  }
+
   reconfigureListenerTls(listenerName: string, options: ServerTlsOptions): void {
     const listener = this.bound.find((b) => b.endPoint.listenerName === listenerName.toUpperCase());
     if (listener?.tls === undefined) throw new Error(`Listener ${listenerName} does not use TLS`);
