@@ -186,6 +186,7 @@ export class KafkaServer {
         autoLeaderRebalanceEnable: this.config.get('auto.leader.rebalance.enable'),
         leaderImbalancePerBrokerPercentage: this.config.get('leader.imbalance.per.broker.percentage'),
         leaderImbalanceCheckIntervalSeconds: this.config.get('leader.imbalance.check.interval.seconds'),
+        interBrokerListenerName: this.config.interBrokerListenerName,
       },
       zk,
       createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms'), controllerSecurity),

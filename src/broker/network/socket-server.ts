@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
-import { SecureContext, TLSSocket, createSecureContext } from 'node:tls';
+import { Server as TlsServer, TLSSocket, createServer as createTlsServer } from 'node:tls';
 import { hostname } from 'node:os';
 import { EndPoint } from '../../common/config/end-point';
 import { getLogger } from '../../common/logging/logging';
@@ -55,7 +55,7 @@ interface BoundListener {
   /** Not listening for now: out of file descriptors, waiting for some to free up. */
   paused?: boolean;
   /** SSL / SASL_SSL listeners: the context new connections handshake with (swapped by a keystore reload). */
-  tls?: { options: ServerTlsOptions; context: SecureContext };
+  tls?: { options: ServerTlsOptions; server: TlsServer };
 }
 
 /** How often a refused-connection line is repeated at most (with the count since the last one). */
@@ -130,7 +130,7 @@ export class SocketServer {
       if (usesTls(endPoint.securityProtocol)) {
         const options = this.options.tls?.get(endPoint.listenerName);
         if (options === undefined) throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol} but has no SSL key material`);
-        listener.tls = { options, context: serverContext(endPoint.listenerName, options) };
+        listener.tls = { options, server: this.tlsServer(endPoint, options) };
       }
       await this.listen(listener, endPoint.port);
       this.bound.push(listener);
@@ -215,7 +215,7 @@ export class SocketServer {
    */
   /** Checks that `options` make a TLS context (a dynamic keystore change is refused otherwise). */
   validateListenerTls(listenerName: string, options: ServerTlsOptions): void {
-    serverContext(listenerName.toUpperCase(), options);
+    tlsServerFor(listenerName.toUpperCase(), options, this.limits.idleTimeoutMs);
   }
 
   /** The TLS options a listener's new connections use. */
@@ -226,7 +226,7 @@ export class SocketServer {
   reconfigureListenerTls(listenerName: string, options: ServerTlsOptions): void {
     const listener = this.bound.find((b) => b.endPoint.listenerName === listenerName.toUpperCase());
     if (listener?.tls === undefined) throw new Error(`Listener ${listenerName} does not use TLS`);
-    listener.tls = { options, context: serverContext(listener.endPoint.listenerName, options) };
+    listener.tls = { options, server: this.tlsServer(listener.endPoint, options) };
     this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Reconfigured SSL key material of listener ${listener.endPoint.listenerName}`);
   }
 
@@ -280,64 +280,49 @@ export class SocketServer {
     socket.once('close', () => this.sockets.delete(socket));
     const tls = this.bound.find((b) => b.endPoint === endPoint)?.tls;
     if (tls === undefined) {
-      this.open(socket, endPoint, connectionId, remote, ANONYMOUS);
+      this.open(socket, endPoint, connectionId, remote, ANONYMOUS, true);
       return;
     }
-    this.handshake(socket, tls.options, tls.context, (secure, principal) => this.open(secure, endPoint, connectionId, remote, principal), () => this.quotas?.release(remote));
+    // The quota slot is the TCP socket's, whether or not its handshake succeeds.
+    socket.once('close', () => this.quotas?.release(remote));
+    tls.server.emit('connection', socket);
   }
 
   /**
-   * The TLS handshake of an accepted socket; `onSecure` once it succeeded with the client's principal. With
-   * ssl.client.auth=required Node refuses a missing or untrusted certificate itself; with `requested` a
-   * certificate that is presented must still be trusted (Java's wantClientAuth). Any failure closes the socket
-   * and is logged as Kafka's Selector logs it (rate-limited).
+   * A listener's TLS: a tls.Server that never listens, handed each accepted socket, so that Node does the
+   * handshake and the certificate checks as for its own servers. The client certificate is requested for
+   * ssl.client.auth=requested and required, and judged here: required needs a trusted one, requested refuses only
+   * an untrusted one (Java's wantClientAuth). A failure closes that socket and is logged as Kafka's Selector
+   * logs it (rate-limited); the principal is the certificate's subject mapped by ssl.principal.mapping.rules.
    */
-  private handshake(socket: Socket, options: ServerTlsOptions, context: SecureContext, onSecure: (s: TLSSocket, p: KafkaPrincipal) => void, onFailed: () => void): void {
-    const remote = socket.remoteAddress ?? 'unknown';
-    const secure = new TLSSocket(socket, {
-      isServer: true,
-      secureContext: context,
-      requestCert: options.clientAuth !== 'none',
-      rejectUnauthorized: options.clientAuth === 'required',
-    });
-    let done = false;
-    const fail = (why: string): void => {
-      if (done) return;
-      done = true;
-      timer.cancel();
+  private tlsServer(endPoint: EndPoint, options: ServerTlsOptions): TlsServer {
+    const server = tlsServerFor(endPoint.listenerName, options, this.limits.idleTimeoutMs);
+    const fail = (secure: TLSSocket, why: string): void => {
+      const remote = secure.remoteAddress ?? 'unknown';
       secure.destroy();
-      onFailed();
       this.logRefusal('ssl-handshake', () => `[SocketServer brokerId=${this.options.brokerId}] Failed authentication with /${remote} (${why})`, this.selectorLogger);
     };
-    // A client that never finishes its handshake holds a socket no longer than an idle one would.
-    const timer = this.clock.setTimer(() => fail('SSL handshake timed out'), this.limits.idleTimeoutMs > 0 ? this.limits.idleTimeoutMs : 600000);
-    secure.once('error', (e: Error) => fail(`SSL handshake failed: ${e.message}`));
-    secure.once('close', () => fail('SSL handshake failed: connection closed'));
-    secure.once('secure', () => {
-      if (done) return;
-      let principal: KafkaPrincipal = ANONYMOUS;
+    server.on('tlsClientError', (e: Error, secure: TLSSocket) => fail(secure, `SSL handshake failed: ${e.message}`));
+    server.on('secureConnection', (secure: TLSSocket) => {
       const cert = options.clientAuth === 'none' ? undefined : secure.getPeerX509Certificate();
+      if (options.clientAuth === 'required' && cert === undefined) return fail(secure, 'SSL handshake failed: no client certificate');
+      let principal: KafkaPrincipal = ANONYMOUS;
       if (cert !== undefined) {
-        if (!secure.authorized) {
-          fail(`SSL handshake failed: ${String(secure.authorizationError)}`);
-          return;
-        }
+        if (!secure.authorized) return fail(secure, `SSL handshake failed: ${String(secure.authorizationError)}`);
         try {
           principal = { principalType: USER_TYPE, name: options.principalMapper.getName(rfc2253Name(cert.subject)) };
         } catch (e) {
-          fail(`SSL principal mapping failed: ${(e as Error).message}`);
-          return;
+          return fail(secure, `SSL principal mapping failed: ${(e as Error).message}`);
         }
       }
-      done = true;
-      timer.cancel();
-      secure.removeAllListeners('error');
-      secure.removeAllListeners('close');
-      onSecure(secure, principal);
+      const remote = secure.remoteAddress ?? 'unknown';
+      const connectionId = `${secure.localAddress ?? ''}:${secure.localPort ?? 0}-${remote}:${secure.remotePort ?? 0}-${this.connectionIndex++}`;
+      this.open(secure, endPoint, connectionId, remote, principal, false);
     });
+    return server;
   }
 
-  private open(socket: Socket, endPoint: EndPoint, connectionId: string, remote: string, principal: KafkaPrincipal): void {
+  private open(socket: Socket, endPoint: EndPoint, connectionId: string, remote: string, principal: KafkaPrincipal, releaseQuota: boolean): void {
     const context = {
       connectionId,
       listenerName: endPoint.listenerName,
@@ -350,7 +335,7 @@ export class SocketServer {
     };
     const connection = new Connection(socket, context, this.dispatcher, this.channel, this.limits, this.clock, this.processorLogger, (c) => {
       this.connections.delete(c);
-      this.quotas?.release(remote);
+      if (releaseQuota) this.quotas?.release(remote);
     });
     this.connections.add(connection);
   }
@@ -417,9 +402,16 @@ function usesTls(securityProtocol: string): boolean {
   return securityProtocol === 'SSL' || securityProtocol === 'SASL_SSL';
 }
 
-function serverContext(listenerName: string, options: ServerTlsOptions): SecureContext {
+function tlsServerFor(listenerName: string, options: ServerTlsOptions, idleTimeoutMs: number): TlsServer {
   try {
-    return createSecureContext(options.context);
+    return createTlsServer({
+      ...options.context,
+      requestCert: options.clientAuth !== 'none',
+      // Judged in secureConnection, so that a refused certificate is logged like any failed handshake.
+      rejectUnauthorized: false,
+      // A client that never finishes its handshake holds a socket no longer than an idle one would.
+      handshakeTimeout: idleTimeoutMs > 0 ? idleTimeoutMs : 600000,
+    });
   } catch (e) {
     throw secureContextError(e, `listener ${listenerName}`, options.context);
   }
