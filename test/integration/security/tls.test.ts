@@ -218,4 +218,20 @@ print('mutual', consume({'bootstrap.servers': mtls, 'security.protocol': 'SSL', 
     // Only that listener changed.
     expect(await presentedFingerprint(ports[0]?.mtls as number)).toBe(before);
   });
+
+  it('stops start-up with one line naming the keystore when its password is wrong, never printing the password', async () => {
+    const wrong = 'wrong-password-42';
+    const port = await freePort();
+    const broker = await BrokerProcess.spawn({
+      brokerId: 9,
+      zkConnect: ensemble.connectStringWithChroot(uniqueChroot('tls-bad')),
+      port,
+      props: { listeners: `SSL://127.0.0.1:${port}`, 'security.inter.broker.protocol': 'SSL', 'ssl.keystore.location': certs.broker.jks, 'ssl.keystore.password': wrong, 'ssl.truststore.location': certs.truststoreJks, 'ssl.truststore.password': STORE_PASSWORD },
+    });
+    const exit = await broker.child.exited;
+    expect(exit.code).not.toBe(0);
+    expect(broker.child.output()).toContain(`Failed to load SSL keystore ${certs.broker.jks} of type JKS (ssl.keystore.location): Keystore was tampered with, or password was incorrect`);
+    expect(broker.child.output()).not.toContain(wrong);
+    expect(broker.readLog()).not.toContain(wrong);
+  });
 });
