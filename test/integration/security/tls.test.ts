@@ -219,6 +219,17 @@ print('mutual', consume({'bootstrap.servers': mtls, 'security.protocol': 'SSL', 
     expect(await presentedFingerprint(ports[0]?.mtls as number)).toBe(before);
   });
 
+  it('kafka-console-producer (--producer.config) and kafka-console-consumer (--consumer-property) over SSL', async () => {
+    const produced = await runTool('kafka-console-producer', ['--bootstrap-server', sslBootstrap, '--producer.config', clientProps, '--topic', 'console-tls'], { input: 'one\ntwo\nthree\n' });
+    expect(produced.code).toBe(0);
+    const consumed = await runTool('kafka-console-consumer', [
+      '--bootstrap-server', sslBootstrap, '--consumer-property', 'security.protocol=SSL', '--consumer-property', 'ssl.truststore.type=PEM',
+      '--consumer-property', `ssl.truststore.location=${certs.caPem}`, '--topic', 'console-tls', '--from-beginning', '--max-messages', '3',
+    ]);
+    expect(consumed.output).toMatch(/one\ntwo\nthree\n/);
+    expect(consumed.code).toBe(0);
+  });
+
   it('stops start-up with one line naming the keystore when its password is wrong, never printing the password', async () => {
     const wrong = 'wrong-password-42';
     const port = await freePort();
