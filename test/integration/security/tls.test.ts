@@ -42,7 +42,7 @@ function presentedFingerprint(port: number): Promise<string> {
 /**
  * Two brokers with PLAINTEXT, SSL (the inter-broker listener: replication and the controller's requests run over
  * it) and MTLS (an SSL listener whose listener.name.mtls.* keys require a client certificate and map its subject).
- * Broker 0 reads a JKS keystore, broker 1 a PKCS12 one.
+ * MTLS is also the control plane listener. Broker 0 reads a JKS keystore, broker 1 a PKCS12 one.
  */
 describe('TLS listeners with real clients', () => {
   let ensemble: ZkEnsemble;
@@ -79,6 +79,8 @@ describe('TLS listeners with real clients', () => {
             listeners: `PLAINTEXT://127.0.0.1:${p.plaintext},SSL://127.0.0.1:${p.ssl},MTLS://127.0.0.1:${p.mtls}`,
             'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL',
             'inter.broker.listener.name': 'SSL',
+            // KIP-291: the controller's requests go over MTLS, with the broker's keystore as its client certificate.
+            'control.plane.listener.name': 'MTLS',
             'ssl.keystore.type': id === 0 ? 'JKS' : 'PKCS12',
             'ssl.keystore.location': id === 0 ? certs.broker.jks : certs.broker.p12,
             'ssl.keystore.password': STORE_PASSWORD,
@@ -180,6 +182,10 @@ print('mutual', consume({'bootstrap.servers': mtls, 'security.protocol': 'SSL', 
     expect((await client.listTopics()).includes(TOPIC)).toBe(true);
     await client.disconnect();
     await waitUntil(() => /securityProtocol:SSL,principal:User:client@eng,listener:MTLS/.test(brokers[0]?.readLog('kafka-request.log') ?? ''), { timeoutMs: 20000, message: 'the mapped principal in the request log' });
+    // The controller's requests came over the control plane listener, as the brokers' certificate principal.
+    const requestLogs = brokers.map((b) => b.readLog('kafka-request.log')).join('\n');
+    expect(requestLogs).toMatch(/Completed request:\{?[^\n]*LEADER_AND_ISR[^\n]*securityProtocol:SSL,principal:User:CN=localhost,listener:MTLS/);
+    expect(requestLogs).not.toMatch(/LEADER_AND_ISR[^\n]*listener:(SSL|PLAINTEXT),/);
     // One-way TLS clients stay anonymous.
     expect(brokers.map((b) => b.readLog('kafka-request.log')).join('\n')).toMatch(/securityProtocol:SSL,principal:User:ANONYMOUS,listener:SSL/);
   });
