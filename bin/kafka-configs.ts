@@ -1,13 +1,10 @@
 #!/bin/sh
 ':' //; exec node $KAFKA_NODE_OPTS --import "file://$(dirname "$(readlink -f "$0")")/../node_modules/tsx/dist/loader.mjs" "$(readlink -f "$0")" "$@"
-import * as fs from 'node:fs';
 import { connectToolZk } from '../src/tools/tool-zk-client';
-import { NetworkClient } from '../src/client/network-client';
-import { parseProperties } from '../src/common/config/properties';
+import { adminClientConfig, adminNetworkClient } from '../src/tools/admin-client-config';
 import { CliError, createCli, runCli } from '../src/tools/cli';
 import { checkConfigCommandArgs, ConfigCommandError, ConfigCommandOptions, KafkaConfigCommand, ZkConfigCommand } from '../src/tools/config-command';
 import { collect } from '../src/tools/server-args';
-import { parseBrokerList } from '../src/tools/tool-properties';
 import { AdminZk } from '../src/zk/admin-zk';
 import { ZkClient } from '../src/zk/zk-client';
 import { validateZkConnectString } from '../src/zk/zk-connect-string';
@@ -24,24 +21,6 @@ const program = createCli('kafka-configs', 'This tool helps to manipulate and de
   .option('--add-config <k1=v1,k2=[v1,v2,v2],k3=v3>', 'Key Value pairs of configs to add. Square brackets can be used to group values which contain commas.')
   .option('--delete-config <k1,k2>', 'config keys to remove', collect, [] as string[])
   .option('--all', 'List all configs for the given topic, broker, or broker-logger entity (includes static configuration when the entity type is brokers)');
-
-/** --command-config: the admin client's properties; only those this tool honours are accepted. */
-function commandConfig(file: string | undefined): { clientId: string; requestTimeoutMs: number } {
-  const result = { clientId: 'adminclient-1', requestTimeoutMs: 30000 };
-  if (file === undefined) return result;
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new CliError(`Cannot read --command-config ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  for (const [k, v] of parseProperties(text)) {
-    if (k === 'client.id') result.clientId = v;
-    else if (k === 'request.timeout.ms' && /^\d+$/.test(v)) result.requestTimeoutMs = Number(v);
-    else if (k !== 'bootstrap.servers') throw new CliError(`Unsupported admin client property ${k} in ${file}; supported: client.id, request.timeout.ms, bootstrap.servers`);
-  }
-  return result;
-}
 
 void runCli(program, async (p) => {
   if (process.argv.length <= 2) throw new CliError('Add/Remove entity config for a topic, client, user or broker');
@@ -69,8 +48,8 @@ void runCli(program, async (p) => {
         zk.close();
       }
     } else {
-      const { clientId, requestTimeoutMs } = commandConfig(o.commandConfig);
-      const client = new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId, requestTimeoutMs });
+      // --command-config: the admin client's properties (security.protocol and ssl.* included).
+      const client = adminNetworkClient(adminClientConfig(o.bootstrapServer as string, o.commandConfig, 'adminclient-1'));
       try {
         await new KafkaConfigCommand(client, out).run(o);
       } finally {

@@ -2,6 +2,7 @@ import { ErrorCode } from '../common/error-codes';
 import { tpKey } from '../common/topic-partition';
 import { Clock } from '../common/time';
 import { BrokerConnection } from '../client/broker-connection';
+import { ClientSecurity } from '../security/client-security';
 import { errorName } from '../common/error-codes';
 import { Logger } from '../common/logging/logging';
 import { ControlledShutdownApi } from '../protocol/apis/controlled-shutdown';
@@ -16,6 +17,8 @@ export interface ControlledShutdownOptions {
   maxRetries: number;
   retryBackoffMs: number;
   requestTimeoutMs: number;
+  /** The inter-broker listener's security. */
+  security?: ClientSecurity;
   clock: Clock;
 }
 
@@ -40,7 +43,7 @@ export async function controlledShutdown(zk: ZkClient, o: ControlledShutdownOpti
       const controller = (await registry.getAllBrokersAndEpochs()).get(controllerId)?.info;
       const endpoint = controller?.endpoints.find((e) => e.listenerName === o.listenerName) ?? controller?.endpoints[0];
       if (endpoint === undefined) continue;
-      connection = new BrokerConnection({ host: endpoint.host, port: endpoint.port, nodeId: controllerId, clientId: `broker-${o.brokerId}-controlled-shutdown`, requestTimeoutMs: o.requestTimeoutMs });
+      connection = new BrokerConnection({ host: endpoint.host, port: endpoint.port, nodeId: controllerId, clientId: `broker-${o.brokerId}-controlled-shutdown`, requestTimeoutMs: o.requestTimeoutMs, ...(o.security === undefined ? {} : { security: o.security }) });
       await connection.connect();
       await connection.negotiate();
       const response = await connection.send(ControlledShutdownApi, { brokerId: o.brokerId, brokerEpoch: o.brokerEpoch });

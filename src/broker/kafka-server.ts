@@ -19,11 +19,11 @@ import { LogManager } from '../log/log-manager';
 import { logManagerConfigFrom } from '../log/log-manager-config';
 import { isIoError, isLogDirFailure } from '../log/log-dir-failure-channel';
 import { createLogConfig } from '../common/config/log-config';
-import { CONNECTION_QUOTA_CONFIGS, DynamicBrokerConfig, LOG_CLEANER_CONFIGS } from '../common/config/dynamic-broker-config';
+import { CONNECTION_QUOTA_CONFIGS, DynamicBrokerConfig, LOG_CLEANER_CONFIGS, RELOADABLE_SSL_CONFIGS } from '../common/config/dynamic-broker-config';
 import { ControllerChannelManager, KafkaController } from '../controller';
 import { AdminZk } from '../zk/admin-zk';
 import { SocketServer } from './network/socket-server';
-import { socketServerOptions } from './network/socket-server-config';
+import { serverTlsFor, socketServerOptions } from './network/socket-server-config';
 import { RequestDispatcher } from './request-dispatcher';
 import { MetadataCache } from './metadata-cache';
 import { ReplicaManager } from './replica-manager';
@@ -42,6 +42,9 @@ import { GROUP_METADATA_TOPIC_NAME } from '../common/topic';
 import { ProducerIdBlockZk } from '../zk/producer-id-block-zk';
 import { ProducerIdManager } from './producer-id-manager';
 import { createTransactionCoordinator } from './transaction-coordinator-setup';
+import { ClientSecurity } from '../security/client-security';
+import { listenerClientSecurity } from './listener-client-security';
+import { ensureCompatibleKeystore } from '../security/ssl-factory';
 
 /** Kafka's KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS: how long a fetch session is safe from eviction. */
 const MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120000;
@@ -72,6 +75,8 @@ export class KafkaServer {
   private controller: KafkaController | undefined;
   private dynamicConfig: DynamicConfigManager | undefined;
   private socketServer: SocketServer | undefined;
+  /** The inter-broker listener's client security, loaded before anything starts (bad key material stops start-up). */
+  private interBrokerSecurity: ClientSecurity | undefined;
   private started = false;
   private readonly clock: Clock = SYSTEM_CLOCK;
   private shuttingDown: Promise<void> | undefined;
@@ -93,6 +98,7 @@ export class KafkaServer {
   async startup(): Promise<void> {
     this.log.info('starting');
     try {
+      this.interBrokerSecurity = listenerClientSecurity(this.config, this.config.interBrokerListenerName);
       await this.initZkClient();
       const zk = this.zk as ZkClient;
       const cluster = new ClusterZk(zk);
@@ -169,13 +175,14 @@ export class KafkaServer {
         zk,
         scheduler,
         replicaLagTimeMaxMs: this.config.get('replica.lag.time.max.ms'),
-        fetcher: replicaFetcherConfigFrom(this.brokerId, dynamicBrokerConfig.current),
+        fetcher: replicaFetcherConfigFrom(this.brokerId, dynamicBrokerConfig.current, this.interBrokerSecurity),
         interBrokerListenerName: this.config.interBrokerListenerName,
       },
     });
     replicaManager.startup();
     this.shutdownHooks.push(() => replicaManager.shutdown());
-    const listenerName = this.config.interBrokerListenerName;
+    const listenerName = this.config.controllerListenerName;
+    const controllerSecurity = listenerClientSecurity(this.config, listenerName);
     const controller = new KafkaController({
       config: {
         brokerId: this.brokerId,
@@ -184,9 +191,10 @@ export class KafkaServer {
         autoLeaderRebalanceEnable: this.config.get('auto.leader.rebalance.enable'),
         leaderImbalancePerBrokerPercentage: this.config.get('leader.imbalance.per.broker.percentage'),
         leaderImbalanceCheckIntervalSeconds: this.config.get('leader.imbalance.check.interval.seconds'),
+        interBrokerListenerName: this.config.interBrokerListenerName,
       },
       zk,
-      createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms')),
+      createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms'), controllerSecurity),
     });
     this.controller = controller;
     const groupCoordinator = new GroupCoordinator({
@@ -272,6 +280,22 @@ export class KafkaServer {
         replicaManager.fetcherManager?.resizeThreadPool(config.get('num.replica.fetchers')).catch((err: unknown) => log.error('Failed to resize the replica fetcher pool', err));
       }
       if (changed(LOG_CLEANER_CONFIGS)) logManager.reconfigureCleaner(config.get('log.cleaner.backoff.ms'));
+      for (const listener of reloadedTlsListeners(old, config)) {
+        try {
+          socketServer.reconfigureListenerTls(listener, serverTlsFor(config, listener));
+        } catch (err) {
+          log.error(`Failed to reconfigure the SSL key material of listener ${listener}`, err);
+        }
+      }
+    });
+    // SslFactory.validateReconfiguration: the new key material must load, make a context and keep the subject.
+    dynamic.addReconfigurationValidator((current, next) => {
+      for (const listener of reloadedTlsListeners(current, next)) {
+        const proposed = serverTlsFor(next, listener);
+        socketServer.validateListenerTls(listener, proposed);
+        const existing = socketServer.listenerTls(listener);
+        if (existing !== undefined) ensureCompatibleKeystore(existing, proposed);
+      }
     });
   }
 
@@ -397,6 +421,7 @@ export class KafkaServer {
         maxRetries: this.config.get('controlled.shutdown.max.retries'),
         retryBackoffMs: this.config.get('controlled.shutdown.retry.backoff.ms'),
         requestTimeoutMs: this.config.get('controller.socket.timeout.ms'),
+        ...(this.interBrokerSecurity === undefined ? {} : { security: this.interBrokerSecurity }),
         clock: this.clock,
       }, this.log).catch((err: unknown) => this.log.warn('Controlled shutdown failed', err));
     }
@@ -411,4 +436,12 @@ export class KafkaServer {
     this.started = false;
     this.log.info('shut down completed');
   }
+}
+
+/** The TLS listeners whose reloadable ssl.* keys (listener-prefixed or not) differ between two configs. */
+function reloadedTlsListeners(old: KafkaConfig, next: KafkaConfig): string[] {
+  return next.listeners
+    .filter((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL')
+    .map((l) => l.listenerName)
+    .filter((name) => [...RELOADABLE_SSL_CONFIGS].some((k) => old.listenerConfig(name).raw(k) !== next.listenerConfig(name).raw(k)));
 }

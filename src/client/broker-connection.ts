@@ -1,6 +1,7 @@
 import { ErrorCode } from '../common/error-codes';
 import { Clock, SYSTEM_CLOCK, TimerHandle } from '../common/time';
-import { Socket, connect } from 'node:net';
+import { Socket, connect, isIP } from 'node:net';
+import { SecureContext, connect as tlsConnect, createSecureContext } from 'node:tls';
 import { KafkaError } from '../common/kafka-error';
 import { getLogger } from '../common/logging/logging';
 import { ApiDefinition } from '../protocol/api-definition';
@@ -9,6 +10,8 @@ import { FrameDecoder } from '../protocol/framing';
 import { writeRequestHeader } from '../protocol/headers';
 import { ByteReader } from '../protocol/primitives/byte-reader';
 import { ByteWriter } from '../protocol/primitives/byte-writer';
+import { ClientSecurity, PLAINTEXT_SECURITY } from '../security/client-security';
+import { ClientTlsOptions, secureContextError } from '../security/ssl-factory';
 
 export interface BrokerConnectionOptions {
   host: string;
@@ -24,7 +27,25 @@ export interface BrokerConnectionOptions {
   maxInFlightRequests?: number;
   /** Largest response frame accepted (a bigger size prefix is a protocol error and closes the connection). */
   maxResponseBytes?: number;
+  /** security.protocol and its material (default PLAINTEXT): the one place a connection is secured. */
+  security?: ClientSecurity;
   clock?: Clock;
+}
+
+/** One secure context per TLS configuration, shared by every connection made with it. */
+const CONTEXTS = new WeakMap<ClientTlsOptions, SecureContext>();
+
+function clientContext(tls: ClientTlsOptions): SecureContext {
+  let context = CONTEXTS.get(tls);
+  if (context === undefined) {
+    try {
+      context = createSecureContext(tls.context);
+    } catch (e) {
+      throw secureContextError(e, 'the client', tls.context);
+    }
+    CONTEXTS.set(tls, context);
+  }
+  return context;
 }
 
 export interface SendOptions {
@@ -77,6 +98,7 @@ export class BrokerConnection {
       connectTimeoutMs: 10000,
       maxInFlightRequests: 5,
       maxResponseBytes: 1 << 30,
+      security: PLAINTEXT_SECURITY,
       clock: SYSTEM_CLOCK,
       ...options,
     };
@@ -101,13 +123,22 @@ export class BrokerConnection {
     if (this.socket !== undefined) return Promise.resolve();
     if (this.connecting !== undefined) return this.connecting;
     this.connecting = new Promise<void>((resolve, reject) => {
-      const socket = connect({ host: this.options.host, port: this.options.port });
+      let socket: Socket;
+      try {
+        socket = this.openSocket();
+      } catch (e) {
+        const err = new KafkaError('NETWORK_EXCEPTION', `Connection to ${this.options.host}:${this.options.port} failed: ${(e as Error).message}`, { cause: e });
+        this.fail(err);
+        reject(err);
+        return;
+      }
       socket.setNoDelay(true);
       const timer = this.options.clock.setTimer(() => {
         socket.destroy();
         reject(new KafkaError('NETWORK_EXCEPTION', `Connection to ${this.options.host}:${this.options.port} timed out after ${this.options.connectTimeoutMs} ms`));
       }, this.options.connectTimeoutMs);
-      socket.once('connect', () => {
+      // A TLS socket is usable once its handshake (and the server's certificate check) succeeded.
+      socket.once(this.options.security.tls === undefined ? 'connect' : 'secureConnect', () => {
         timer.cancel();
         this.attach(socket);
         resolve();
@@ -120,6 +151,24 @@ export class BrokerConnection {
       });
     });
     return this.connecting;
+  }
+
+  /**
+   * PLAINTEXT: a TCP socket. SSL: Node's TLS with the configured trust (the broker's certificate must chain to
+   * it) and, with ssl.endpoint.identification.algorithm=https, the host name checked against the certificate.
+   */
+  private openSocket(): Socket {
+    const { host, port, security } = this.options;
+    const tls = security.tls;
+    if (tls === undefined) return connect({ host, port });
+    return tlsConnect({
+      host,
+      port,
+      secureContext: clientContext(tls),
+      ...(isIP(host) === 0 ? { servername: host } : {}),
+      rejectUnauthorized: true,
+      ...(tls.verifyHostname ? {} : { checkServerIdentity: () => undefined }),
+    });
   }
 
   private attach(socket: Socket): void {

@@ -4,6 +4,7 @@ import { getLogger } from '../common/logging/logging';
 import { ApiDefinition } from '../protocol/api-definition';
 import { MetadataApi } from '../protocol/apis/metadata';
 import { BrokerConnection, SendOptions } from './broker-connection';
+import { ClientSecurity, PLAINTEXT_SECURITY } from '../security/client-security';
 import { ClusterMetadata } from './cluster-metadata';
 import { backoffMs } from './exponential-backoff';
 
@@ -30,6 +31,8 @@ export interface NetworkClientOptions {
   negotiateVersions?: boolean;
   /** Ask brokers to auto-create unknown topics named in Metadata requests (producers: true, as Java's). */
   allowAutoTopicCreation?: boolean;
+  /** security.protocol and its TLS material, for every connection (default PLAINTEXT). */
+  security?: ClientSecurity;
   clock?: Clock;
 }
 
@@ -80,6 +83,7 @@ export class NetworkClient {
       metadataMaxAgeMs: 300000,
       negotiateVersions: true,
       allowAutoTopicCreation: false,
+      security: PLAINTEXT_SECURITY,
       clock: SYSTEM_CLOCK,
       ...options,
     };
@@ -174,6 +178,7 @@ export class NetworkClient {
       clientId: this.opts.clientId,
       requestTimeoutMs: this.opts.requestTimeoutMs,
       maxInFlightRequests: this.opts.maxInFlightRequestsPerConnection,
+      security: this.opts.security,
       clock: this.opts.clock,
     });
     // Concurrent callers share one connection and wait for the same handshake.

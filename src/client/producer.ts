@@ -1,4 +1,5 @@
 import { ErrorCode, isRetriable } from '../common/error-codes';
+import { ClientSecurity } from '../security/client-security';
 import { tpString, tpKey } from '../common/topic-partition';
 import { Clock, TimerHandle } from '../common/time';
 import { SerialQueue } from '../common/serial-queue';
@@ -12,6 +13,8 @@ import { NetworkClient } from './network-client';
 export interface ProducerOptions {
   bootstrapServers: readonly string[];
   clientId?: string;
+  /** security.protocol and its TLS material (default PLAINTEXT). */
+  security?: ClientSecurity;
   /** acks: 0, 1 or -1 (all). */
   acks?: number;
   compression?: CompressionType;
@@ -76,7 +79,7 @@ export class Producer {
   private readonly inFlightRequests = new Map<number, number>();
   /** Partitions with a batch waiting out retry.backoff.ms: nothing more of theirs is sent meanwhile. */
   private readonly retrying = new Map<string, number>();
-  private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId' | 'clock'>>;
+  private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId' | 'clock' | 'security'>>;
   private readonly clock: Clock;
   private lingerTimer: TimerHandle | undefined;
   private lingerImmediate: NodeJS.Immediate | undefined;
@@ -106,6 +109,7 @@ export class Producer {
       requestTimeoutMs: options.requestTimeoutMs ?? 30000,
       allowAutoTopicCreation: true,
       maxInFlightRequestsPerConnection: Math.max(1, options.maxInFlightRequestsPerConnection ?? 5),
+      ...(options.security === undefined ? {} : { security: options.security }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     this.clock = this.client.clock;

@@ -43,6 +43,8 @@ export class ControllerRequestBatch {
     private readonly onStopReplicaResponse: (brokerId: number, partitionErrors: readonly PartitionError[], deletePartitions: boolean) => void,
     /** A broker's LeaderAndIsr response (Kafka's LeaderAndIsrResponseReceived event): its error and each partition's. */
     private readonly onLeaderAndIsrResponse?: (brokerId: number, errorCode: number, partitionErrors: readonly PartitionError[]) => void,
+    /** inter.broker.listener.name: live leaders are named by their endpoint on it (Kafka's brokerEndPoint(interBrokerListenerName)). */
+    private readonly interBrokerListenerName?: string,
   ) {
     this.stateChangeLog = getLogger('state.change.logger');
   }
@@ -175,7 +177,10 @@ export class ControllerRequestBatch {
         liveLeaders: [...leaderIds]
           .map((id) => this.context.liveBrokers.get(id))
           .filter((b) => b !== undefined)
-          .map((b) => ({ brokerId: b.id, hostName: b.endpoints[0]?.host ?? '', port: b.endpoints[0]?.port ?? -1 })),
+          .map((b) => {
+            const e = b.endpoints.find((x) => x.listenerName === this.interBrokerListenerName) ?? b.endpoints[0];
+            return { brokerId: b.id, hostName: e?.host ?? '', port: e?.port ?? -1 };
+          }),
       };
       this.channel.sendLeaderAndIsr(brokerId, request, (response) => {
         // v5+ answers per topic id (LeaderAndIsrResponse.partitionErrors(topicNames)); an id the controller no
@@ -202,7 +207,7 @@ export class ControllerRequestBatch {
         id: b.id,
         v0Host: plaintext?.host ?? '',
         v0Port: plaintext?.port ?? -1,
-        endpoints: b.endpoints.map((e) => ({ host: e.host, port: e.port, listener: e.listenerName, securityProtocol: 0 })),
+        endpoints: b.endpoints.map((e) => ({ host: e.host, port: e.port, listener: e.listenerName, securityProtocol: securityProtocolId(b.listenerSecurityProtocolMap[e.listenerName]) })),
         rack: b.rack,
       };
     });
@@ -271,4 +276,10 @@ export function renderPartitionState(s: LeaderAndIsrPartitionState): string {
     `leader=${s.leader}, leaderEpoch=${s.leaderEpoch}, isr=[${s.isr.join(', ')}], zkVersion=${s.zkVersion}, replicas=[${s.replicas.join(', ')}], ` +
     `addingReplicas=[], removingReplicas=[], isNew=${s.isNew})`
   );
+}
+
+/** SecurityProtocol ids as UpdateMetadata carries them (PLAINTEXT 0, SSL 1, SASL_PLAINTEXT 2, SASL_SSL 3). */
+function securityProtocolId(protocol: string | undefined): number {
+  const id = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'].indexOf(protocol ?? 'PLAINTEXT');
+  return id < 0 ? 0 : id;
 }

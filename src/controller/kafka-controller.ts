@@ -48,6 +48,8 @@ export interface ControllerConfig {
   autoLeaderRebalanceEnable: boolean;
   leaderImbalancePerBrokerPercentage: number;
   leaderImbalanceCheckIntervalSeconds: number;
+  /** inter.broker.listener.name: the leader endpoints LeaderAndIsr names for followers to fetch from. */
+  interBrokerListenerName?: string;
 }
 
 /** The parts the controller is built from; `channel` is made anew at every failover. */
@@ -360,6 +362,7 @@ export class KafkaController implements ControllerEventProcessor {
         if (deleted) this.events.put({ kind: 'TopicDeletionStopReplicaResponseReceived', brokerId, partitionErrors });
       },
       (brokerId, errorCode, partitionErrors) => this.events.put({ kind: 'LeaderAndIsrResponseReceived', brokerId, errorCode, partitionErrors }),
+      this.deps.config.interBrokerListenerName,
     );
     const partitionStateMachine = new PartitionStateMachine({
       controllerId: this.brokerId,

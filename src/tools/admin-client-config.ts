@@ -3,9 +3,17 @@ import { parseProperties } from '../common/config/properties';
 import { NetworkClient, NetworkClientOptions } from '../client/network-client';
 import { CliError } from './cli';
 import { intOption, parseBrokerList } from './tool-properties';
+import { ClientSecurity, clientSecurityFrom } from '../security/client-security';
+
+/** The client's TLS keys (SslConfigs' client side), honoured by every tool. */
+export const CLIENT_SSL_KEYS: readonly string[] = [
+  'ssl.protocol', 'ssl.enabled.protocols', 'ssl.cipher.suites', 'ssl.keystore.type', 'ssl.keystore.location', 'ssl.keystore.password',
+  'ssl.key.password', 'ssl.keystore.key', 'ssl.keystore.certificate.chain', 'ssl.truststore.type', 'ssl.truststore.location',
+  'ssl.truststore.password', 'ssl.truststore.certificates', 'ssl.endpoint.identification.algorithm',
+];
 
 /** The AdminClient properties the admin tools honour; any other key is refused, not silently ignored. */
-const ADMIN_KEYS = new Set(['bootstrap.servers', 'client.id', 'request.timeout.ms', 'default.api.timeout.ms', 'retries', 'retry.backoff.ms', 'security.protocol']);
+const ADMIN_KEYS = new Set(['bootstrap.servers', 'client.id', 'request.timeout.ms', 'default.api.timeout.ms', 'retries', 'retry.backoff.ms', 'security.protocol', ...CLIENT_SSL_KEYS]);
 
 export interface AdminClientConfig {
   readonly bootstrapServers: string[];
@@ -13,11 +21,25 @@ export interface AdminClientConfig {
   readonly requestTimeoutMs: number;
   readonly retries: number;
   readonly retryBackoffMs: number;
+  /** security.protocol and the ssl.* client keys. */
+  readonly security: ClientSecurity;
 }
 
 /**
- * Reads an admin tool's properties file (`--command-config`, `--admin.config`). Only PLAINTEXT exists here, so
- * another security.protocol is refused rather than silently talked to in plaintext.
+ * A tool's client security from its properties (security.protocol, ssl.*): key material is loaded here, so a
+ * bad truststore or password is one line naming the key and a non-zero exit.
+ */
+export function toolClientSecurity(props: ReadonlyMap<string, string>, file: string): ClientSecurity {
+  try {
+    return clientSecurityFrom((key) => props.get(key));
+  } catch (e) {
+    throw new CliError(`${(e as Error).message} (in ${file})`);
+  }
+}
+
+/**
+ * Reads an admin tool's properties file (`--command-config`, `--admin.config`). SASL is not there yet, so a
+ * SASL_* security.protocol is refused (by toolClientSecurity) rather than silently talked to without it.
  */
 function readAdminProperties(file: string | undefined, option: string): Map<string, string> {
   if (file === undefined) return new Map();
@@ -29,8 +51,6 @@ function readAdminProperties(file: string | undefined, option: string): Map<stri
   }
   const props = parseProperties(text);
   for (const key of props.keys()) if (!ADMIN_KEYS.has(key)) throw new CliError(`Unsupported admin client property ${key} in ${file}; supported: ${[...ADMIN_KEYS].join(', ')}`);
-  const protocol = props.get('security.protocol');
-  if (protocol !== undefined && protocol.trim().toUpperCase() !== 'PLAINTEXT') throw new CliError(`Unsupported security.protocol ${protocol} in ${file}: only PLAINTEXT is supported`);
   return props;
 }
 
@@ -46,13 +66,14 @@ export function adminClientConfig(bootstrapServer: string, configFile: string | 
     requestTimeoutMs: intOption(props.get('request.timeout.ms'), 'request.timeout.ms', defaultRequestTimeoutMs),
     retries: intOption(props.get('retries'), 'retries', 3),
     retryBackoffMs: intOption(props.get('retry.backoff.ms'), 'retry.backoff.ms', 100),
+    security: toolClientSecurity(props, configFile ?? option),
   };
 }
 
 /** The same, as NetworkClient options (for tools that build their client themselves). */
 export function adminClientOptions(bootstrapServer: string, configFile: string | undefined, option: string, defaults: { clientId: string; requestTimeoutMs?: number }): NetworkClientOptions {
   const c = adminClientConfig(bootstrapServer, configFile, defaults.clientId, option, defaults.requestTimeoutMs);
-  return { bootstrapServers: c.bootstrapServers, clientId: c.clientId, requestTimeoutMs: c.requestTimeoutMs, retries: c.retries, retryBackoffMs: c.retryBackoffMs };
+  return { bootstrapServers: c.bootstrapServers, clientId: c.clientId, requestTimeoutMs: c.requestTimeoutMs, retries: c.retries, retryBackoffMs: c.retryBackoffMs, security: c.security };
 }
 
 export function adminNetworkClient(config: AdminClientConfig): NetworkClient {
@@ -62,6 +83,7 @@ export function adminNetworkClient(config: AdminClientConfig): NetworkClient {
     requestTimeoutMs: config.requestTimeoutMs,
     retries: config.retries,
     retryBackoffMs: config.retryBackoffMs,
+    security: config.security,
   });
 }
 

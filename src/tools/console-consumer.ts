@@ -4,11 +4,12 @@ import { NetworkClient } from '../client/network-client';
 import { ConsumedRecord, PartitionConsumer, StartOffset } from '../client/partition-consumer';
 import { TopicPartition } from '../common/topic-partition';
 import { CliError } from './cli';
+import { toolClientSecurity } from './admin-client-config';
 import { consoleLimits, consumeLoop, RecordSource } from './console-consumer-loop';
 import type { ConsoleConsumerOptions } from './console-consumer-options';
 import { runGroupConsoleConsumer } from './console-consumer-group';
 import { runZkConsoleConsumer } from './console-consumer-zk';
-import { intOption, parseBrokerList } from './tool-properties';
+import { intOption, parseBrokerList, parseKeyValueArgs } from './tool-properties';
 
 export { MessageFormatter } from './console-consumer-loop';
 export type { ConsoleConsumerOptions } from './console-consumer-options';
@@ -45,7 +46,8 @@ export async function runConsoleConsumer(
     else if (/^\d+$/.test(o.offset)) start = Number(o.offset);
     else throw new CliError(`The offset ${o.offset} is not valid: expected earliest, latest or a non-negative number`);
   }
-  const client = new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: 'console-consumer' });
+  const security = toolClientSecurity(parseKeyValueArgs(o.consumerProperty, '--consumer-property'), '--consumer-property');
+  const client = new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: 'console-consumer', security });
   let processed = 0;
   try {
     const consumer = new PartitionConsumer(client);

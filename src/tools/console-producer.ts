@@ -4,6 +4,7 @@ import { parseProperties } from '../common/config/properties';
 import { Producer } from '../client/producer';
 import { CompressionType } from '../records';
 import { CliError } from './cli';
+import { toolClientSecurity } from './admin-client-config';
 import { intOption, parseBrokerList, parseKeyValueArgs } from './tool-properties';
 
 export interface ConsoleProducerOptions {
@@ -63,6 +64,7 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
     deliveryTimeoutMs: intOption(producerProps.get('delivery.timeout.ms'), 'delivery.timeout.ms', 120000),
     maxInFlightRequestsPerConnection: intOption(producerProps.get('max.in.flight.requests.per.connection'), 'max.in.flight.requests.per.connection', 5),
     maxRequestSize: intOption(producerProps.get('max.request.size'), 'max.request.size', 1048576),
+    security: toolClientSecurity(producerProps, '--producer.config / --producer-property'),
   });
   let failed = 0;
   const pending: Promise<void>[] = [];

@@ -1,6 +1,7 @@
 import { KafkaConfig } from '../../common/config/kafka-config';
 import { Clock } from '../../common/time';
 import { SocketServerOptions } from './socket-server';
+import { loadServerTls, ServerTlsOptions, sslSettings } from '../../security/ssl-factory';
 
 /**
  * The slice of the broker config the socket server uses (Kafka's SocketServer reads the same keys).
@@ -22,6 +23,26 @@ export function socketServerOptions(config: KafkaConfig, clock?: Clock): SocketS
     maxConnectionCreationRate: config.get('max.connection.creation.rate'),
     interBrokerListenerName: config.interBrokerListenerName,
     quotaWindow: { numQuotaSamples: config.get('quota.window.num'), quotaWindowSizeSeconds: config.get('quota.window.size.seconds') },
+    tls: listenerTls(config),
     ...(clock === undefined ? {} : { clock }),
   };
+}
+
+/**
+ * Each SSL / SASL_SSL listener's key material, from its `listener.name.<l>.ssl.*` keys over the broker's ssl.*
+ * (Kafka's ChannelBuilders.serverChannelBuilder with the listener's valuesWithPrefixOverride). A bad store,
+ * password or key throws ConfigException naming the key: start-up stops there.
+ */
+export function listenerTls(config: KafkaConfig): Map<string, ServerTlsOptions> {
+  const out = new Map<string, ServerTlsOptions>();
+  for (const l of config.listeners) {
+    if (l.securityProtocol !== 'SSL' && l.securityProtocol !== 'SASL_SSL') continue;
+    out.set(l.listenerName, serverTlsFor(config, l.listenerName));
+  }
+  return out;
+}
+
+export function serverTlsFor(config: KafkaConfig, listenerName: string): ServerTlsOptions {
+  const listener = config.listenerConfig(listenerName);
+  return loadServerTls(sslSettings((key) => listener.raw(key)));
 }

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { AddressInfo, Server, Socket, createServer } from 'node:net';
+import { Server as TlsServer, TLSSocket, createServer as createTlsServer } from 'node:tls';
 import { hostname } from 'node:os';
 import { EndPoint } from '../../common/config/end-point';
 import { getLogger } from '../../common/logging/logging';
@@ -11,7 +12,9 @@ import { ConnectionQuotas, ConnectionRefusal } from './connection-quotas';
 import { DescriptorHeadroom } from './descriptor-headroom';
 import { MemoryPool } from './memory-pool';
 import { RequestChannel } from './request-channel';
-import { ANONYMOUS } from '../../security/kafka-principal';
+import { ANONYMOUS, KafkaPrincipal, USER_TYPE } from '../../security/kafka-principal';
+import { ServerTlsOptions, secureContextError } from '../../security/ssl-factory';
+import { rfc2253Name } from '../../security/distinguished-name';
 
 const INT_MAX = 2147483647;
 
@@ -41,6 +44,8 @@ export interface SocketServerOptions {
   interBrokerListenerName?: string;
   /** quota.window.num / quota.window.size.seconds, for the ips' connection_creation_rate quotas. */
   quotaWindow?: { numQuotaSamples: number; quotaWindowSizeSeconds: number };
+  /** Each SSL / SASL_SSL listener's TLS (key material already loaded), by listener name. */
+  tls?: ReadonlyMap<string, ServerTlsOptions>;
   clock?: Clock;
   /** socket.receive.buffer.bytes / socket.send.buffer.bytes are OS-managed in Node and not applied. */
 }
@@ -51,6 +56,8 @@ interface BoundListener {
   port: number;
   /** Not listening for now: out of file descriptors, waiting for some to free up. */
   paused?: boolean;
+  /** SSL / SASL_SSL listeners: the context new connections handshake with (swapped by a keystore reload). */
+  tls?: { options: ServerTlsOptions; server: TlsServer };
 }
 
 /** How often a refused-connection line is repeated at most (with the count since the last one). */
@@ -63,7 +70,11 @@ const EMFILE_BACKOFF_MS = 1000;
  * Kafka's SocketServer: one acceptor per listener, the connection quotas and the request channel. Node runs on
  * one event loop, so num.network.threads and num.io.threads do not apply: socket reads/writes are asynchronous in
  * libuv and request handling runs on the loop (both stay settable, dynamically too, and are only reported). Only
- * PLAINTEXT listeners exist. The connection limits can change at run time (reconfigureConnectionLimits).
+ * SSL listeners (and the TLS half of SASL_SSL) wrap each accepted socket in Node's TLS before the connection
+ * exists: the handshake must succeed (and, with ssl.client.auth, the client certificate be trusted) before any
+ * request is read, and the principal is the certificate's subject mapped by ssl.principal.mapping.rules. A
+ * failed handshake closes only that socket. The connection limits can change at run time (reconfigureConnectionLimits),
+ * and a listener's key material too (reconfigureListenerTls: new connections use it).
  *
  * A new connection that breaks max.connections, max.connections.per.ip (or its override) or
  * max.connection.creation.rate is closed at accept, logged once per interval rather than once per connection.
@@ -74,6 +85,7 @@ export class SocketServer {
   private readonly logger = getLogger('kafka.network.SocketServer');
   private readonly acceptorLogger = getLogger('kafka.network.Acceptor');
   private readonly processorLogger = getLogger('kafka.network.Processor');
+  private readonly selectorLogger = getLogger('org.apache.kafka.common.network.Selector');
   private readonly bound: BoundListener[] = [];
   private readonly connections = new Set<Connection>();
   private readonly sockets = new Set<Socket>();
@@ -117,10 +129,12 @@ export class SocketServer {
       this.clock,
     );
     for (const endPoint of this.options.listeners) {
-      if (endPoint.securityProtocol !== 'PLAINTEXT') {
-        throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol}; only PLAINTEXT is supported`);
-      }
       const listener: BoundListener = { endPoint, server: undefined as unknown as Server, port: endPoint.port };
+      if (usesTls(endPoint.securityProtocol)) {
+        const options = this.options.tls?.get(endPoint.listenerName);
+        if (options === undefined) throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol} but has no SSL key material`);
+        listener.tls = { options, server: this.tlsServer(endPoint, options) };
+      }
       await this.listen(listener, endPoint.port);
       this.bound.push(listener);
       this.logger.info(`${prefix}Created data-plane acceptor and processors for endpoint : ListenerName(${endPoint.listenerName})`);
@@ -202,6 +216,28 @@ export class SocketServer {
     this.quotas?.updateIpConnectionRateQuota(ip, rate);
   }
 
+  /**
+   * A listener's key material changed (a dynamic ssl.keystore.* / ssl.truststore.* update): connections accepted
+   * from now on handshake with it; open ones keep theirs (as Kafka's SslFactory.reconfigure). Throws (and
+   * changes nothing) when the material does not make a context.
+   */
+  /** Checks that `options` make a TLS context (a dynamic keystore change is refused otherwise). */
+  validateListenerTls(listenerName: string, options: ServerTlsOptions): void {
+    tlsServerFor(listenerName.toUpperCase(), options, this.limits.idleTimeoutMs);
+  }
+
+  /** The TLS options a listener's new connections use. */
+  listenerTls(listenerName: string): ServerTlsOptions | undefined {
+    return this.bound.find((b) => b.endPoint.listenerName === listenerName.toUpperCase())?.tls?.options;
+  }
+
+  reconfigureListenerTls(listenerName: string, options: ServerTlsOptions): void {
+    const listener = this.bound.find((b) => b.endPoint.listenerName === listenerName.toUpperCase());
+    if (listener?.tls === undefined) throw new Error(`Listener ${listenerName} does not use TLS`);
+    listener.tls = { options, server: this.tlsServer(listener.endPoint, options) };
+    this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Reconfigured SSL key material of listener ${listener.endPoint.listenerName}`);
+  }
+
   /** The listeners with their real ports (port 0 replaced by the ephemeral port). */
   boundEndPoints(): EndPoint[] {
     return this.bound.map((b) => ({ ...b.endPoint, port: b.port }));
@@ -266,6 +302,51 @@ export class SocketServer {
     const connectionId = `${socket.localAddress ?? ''}:${socket.localPort ?? 0}-${remote}:${socket.remotePort ?? 0}-${this.connectionIndex++}`;
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
+    const tls = this.bound.find((b) => b.endPoint === endPoint)?.tls;
+    if (tls === undefined) {
+      this.open(socket, endPoint, connectionId, remote, ANONYMOUS, true);
+      return;
+    }
+    // The quota slot is the TCP socket's, whether or not its handshake succeeds.
+    socket.once('close', () => this.quotas?.release(remote));
+    tls.server.emit('connection', socket);
+  }
+
+  /**
+   * A listener's TLS: a tls.Server that never listens, handed each accepted socket, so that Node does the
+   * handshake and the certificate checks as for its own servers. The client certificate is requested for
+   * ssl.client.auth=requested and required, and judged here: required needs a trusted one, requested refuses only
+   * an untrusted one (Java's wantClientAuth). A failure closes that socket and is logged as Kafka's Selector
+   * logs it (rate-limited); the principal is the certificate's subject mapped by ssl.principal.mapping.rules.
+   */
+  private tlsServer(endPoint: EndPoint, options: ServerTlsOptions): TlsServer {
+    const server = tlsServerFor(endPoint.listenerName, options, this.limits.idleTimeoutMs);
+    const fail = (secure: TLSSocket, why: string): void => {
+      const remote = secure.remoteAddress ?? 'unknown';
+      secure.destroy();
+      this.logRefusal('ssl-handshake', () => `[SocketServer brokerId=${this.options.brokerId}] Failed authentication with /${remote} (${why})`, this.selectorLogger);
+    };
+    server.on('tlsClientError', (e: Error, secure: TLSSocket) => fail(secure, `SSL handshake failed: ${e.message}`));
+    server.on('secureConnection', (secure: TLSSocket) => {
+      const cert = options.clientAuth === 'none' ? undefined : secure.getPeerX509Certificate();
+      if (options.clientAuth === 'required' && cert === undefined) return fail(secure, 'SSL handshake failed: no client certificate');
+      let principal: KafkaPrincipal = ANONYMOUS;
+      if (cert !== undefined) {
+        if (!secure.authorized) return fail(secure, `SSL handshake failed: ${String(secure.authorizationError)}`);
+        try {
+          principal = { principalType: USER_TYPE, name: options.principalMapper.getName(rfc2253Name(cert.subject)) };
+        } catch (e) {
+          return fail(secure, `SSL principal mapping failed: ${(e as Error).message}`);
+        }
+      }
+      const remote = secure.remoteAddress ?? 'unknown';
+      const connectionId = `${secure.localAddress ?? ''}:${secure.localPort ?? 0}-${remote}:${secure.remotePort ?? 0}-${this.connectionIndex++}`;
+      this.open(secure, endPoint, connectionId, remote, principal, false);
+    });
+    return server;
+  }
+
+  private open(socket: Socket, endPoint: EndPoint, connectionId: string, remote: string, principal: KafkaPrincipal, releaseQuota: boolean): void {
     const context = {
       connectionId,
       listenerName: endPoint.listenerName,
@@ -274,24 +355,24 @@ export class SocketServer {
       clientPort: socket.remotePort ?? 0,
       clientSoftwareName: 'unknown',
       clientSoftwareVersion: 'unknown',
-      principal: ANONYMOUS,
+      principal,
     };
     const connection = new Connection(socket, context, this.dispatcher, this.channel, this.limits, this.clock, this.processorLogger, (c) => {
       this.connections.delete(c);
-      this.quotas?.release(remote);
+      if (releaseQuota) this.quotas?.release(remote);
     });
     this.connections.add(connection);
   }
 
   /** The first refusal of a kind is logged at once; later ones at most once per interval, with their count. */
-  private logRefusal(kind: string, message: () => string): void {
+  private logRefusal(kind: string, message: () => string, logger = this.acceptorLogger): void {
     const now = this.clock.nowMs();
     const r = this.refusals.get(kind) ?? { count: 0, lastLogMs: -Infinity };
     r.count++;
     this.refusals.set(kind, r);
     if (now - r.lastLogMs < REFUSAL_LOG_INTERVAL_MS) return;
     const more = r.count > 1 ? ` (${r.count - 1} more since the last such line)` : '';
-    this.acceptorLogger.info(`${message()}${more}`);
+    logger.info(`${message()}${more}`);
     r.count = 0;
     r.lastLogMs = now;
   }
@@ -340,4 +421,24 @@ async function resolveOverrides(overrides: ReadonlyMap<string, number>): Promise
     }
   }
   return out;
+}
+
+/** SSL and SASL_SSL listeners speak TLS (SASL_SSL's SASL exchange runs inside it). */
+function usesTls(securityProtocol: string): boolean {
+  return securityProtocol === 'SSL' || securityProtocol === 'SASL_SSL';
+}
+
+function tlsServerFor(listenerName: string, options: ServerTlsOptions, idleTimeoutMs: number): TlsServer {
+  try {
+    return createTlsServer({
+      ...options.context,
+      requestCert: options.clientAuth !== 'none',
+      // Judged in secureConnection, so that a refused certificate is logged like any failed handshake.
+      rejectUnauthorized: false,
+      // A client that never finishes its handshake holds a socket no longer than an idle one would.
+      handshakeTimeout: idleTimeoutMs > 0 ? idleTimeoutMs : 600000,
+    });
+  } catch (e) {
+    throw secureContextError(e, `listener ${listenerName}`, options.context);
+  }
 }

@@ -1,4 +1,5 @@
 import { KafkaConfig } from '../../common/config/kafka-config';
+import { ClientSecurity, PLAINTEXT_SECURITY } from '../../security/client-security';
 
 /** The replica.* settings a follower's fetchers use (Kafka's KafkaConfig replica fetcher keys). */
 export interface ReplicaFetcherConfig {
@@ -18,9 +19,11 @@ export interface ReplicaFetcherConfig {
   fetchBackoffMs: number;
   /** replica.socket.timeout.ms: how long a request may take beyond its own wait. */
   socketTimeoutMs: number;
+  /** The inter-broker listener's security protocol and TLS material (default PLAINTEXT). */
+  security?: ClientSecurity;
 }
 
-export function replicaFetcherConfigFrom(brokerId: number, config: KafkaConfig): ReplicaFetcherConfig {
+export function replicaFetcherConfigFrom(brokerId: number, config: KafkaConfig, security: ClientSecurity = PLAINTEXT_SECURITY): ReplicaFetcherConfig {
   return {
     brokerId,
     numReplicaFetchers: Math.max(1, config.get('num.replica.fetchers')),
@@ -30,5 +33,6 @@ export function replicaFetcherConfigFrom(brokerId: number, config: KafkaConfig):
     fetchMinBytes: config.get('replica.fetch.min.bytes'),
     fetchBackoffMs: config.get('replica.fetch.backoff.ms'),
     socketTimeoutMs: config.get('replica.socket.timeout.ms'),
+    security,
   };
 }

@@ -219,6 +219,7 @@ export class ReplicaFetcherThread {
       nodeId: this.leader.id,
       clientId: `broker-${this.config.brokerId}-fetcher-${this.fetcherId}`,
       requestTimeoutMs: this.config.socketTimeoutMs,
+      ...(this.config.security === undefined ? {} : { security: this.config.security }),
     });
     this.connection = c;
     await c.connect();

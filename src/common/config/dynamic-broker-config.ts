@@ -101,7 +101,29 @@ export const APPLIED_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
   ...THREAD_POOL_CONFIGS,
   ...LOG_CLEANER_CONFIGS,
   ...CONNECTION_QUOTA_CONFIGS,
+  'ssl.keystore.location', 'ssl.keystore.type', 'ssl.truststore.location', 'ssl.truststore.type',
 ]);
+
+/**
+ * The SSL keys a broker reloads at run time (a keystore or truststore swapped for another file): for one
+ * listener as `listener.name.<l>.<key>`, or for every TLS listener without its own. Passwords are not among
+ * them: Kafka stores dynamic passwords encoded with password.encoder.secret, which kafka-ts does not do, so a
+ * new store must keep the current password.
+ */
+export const RELOADABLE_SSL_CONFIGS: ReadonlySet<string> = new Set(['ssl.keystore.location', 'ssl.keystore.type', 'ssl.truststore.location', 'ssl.truststore.type']);
+
+/** `listener.name.<listener>.<key>` split into the listener (lower case, as written) and the key. */
+export function listenerPrefixedKey(name: string): { listener: string; key: string } | undefined {
+  const m = /^listener\.name\.([^.]+)\.(.+)$/.exec(name);
+  return m === null ? undefined : { listener: m[1] as string, key: m[2] as string };
+}
+
+/** Whether this broker applies a dynamic key (a listener-prefixed key counts as its base key). */
+export function isAppliedDynamicConfig(name: string): boolean {
+  const prefixed = listenerPrefixedKey(name);
+  if (prefixed !== undefined) return RELOADABLE_SSL_CONFIGS.has(prefixed.key);
+  return APPLIED_DYNAMIC_CONFIGS.has(name);
+}
 
 /** The change of a thread count Kafka allows (DynamicThreadPool / SocketServer.validateReconfiguration). */
 function validateThreadCount(name: string, oldValue: number, newValue: number): void {
@@ -174,19 +196,21 @@ function scalaSet(keys: readonly string[]): string {
  */
 export function validateDynamicBrokerKeys(props: ReadonlyMap<string, string>, perBrokerConfig: boolean): void {
   const keys = [...props.keys()];
-  const nonDynamic = keys.filter((k) => DEFS.has(k) && !ALL_DYNAMIC_CONFIGS.has(k));
+  // A listener-prefixed key is judged by its base key (DynamicBrokerConfig.validateConfigs).
+  const base = (k: string): string => listenerPrefixedKey(k)?.key ?? k;
+  const nonDynamic = keys.filter((k) => DEFS.has(base(k)) && !ALL_DYNAMIC_CONFIGS.has(base(k)));
   if (nonDynamic.length > 0) throw new ConfigException(`Cannot update these configs dynamically: ${scalaSet(nonDynamic)}`);
   for (const k of keys) {
-    const def = DEFS.get(k) ?? BROKER_QUOTA_DEFS.get(k);
-    if (def !== undefined) parseKey(def, props.get(k));
+    const def = DEFS.get(base(k)) ?? BROKER_QUOTA_DEFS.get(k);
+    if (def !== undefined) parseKey({ ...def, name: k }, props.get(k));
   }
   if (!perBrokerConfig) {
-    const perBroker = keys.filter((k) => PER_BROKER_CONFIGS.has(k));
+    const perBroker = keys.filter((k) => PER_BROKER_CONFIGS.has(base(k)) || listenerPrefixedKey(k) !== undefined);
     if (perBroker.length > 0) throw new ConfigException(`Cannot update these configs at default cluster level, broker id must be specified: ${scalaSet(perBroker)}`);
   }
-  const unapplied = keys.filter((k) => !APPLIED_DYNAMIC_CONFIGS.has(k));
+  const unapplied = keys.filter((k) => !isAppliedDynamicConfig(k));
   if (unapplied.length > 0) {
-    const what = unapplied.every((k) => DEFS.has(k)) ? 'These dynamic broker configs are not supported by this broker' : 'Unknown dynamic broker configs are not supported by this broker';
+    const what = unapplied.every((k) => DEFS.has(base(k))) ? 'These dynamic broker configs are not supported by this broker' : 'Unknown dynamic broker configs are not supported by this broker';
     throw new KafkaError('INVALID_CONFIG', `${what}: ${unapplied.join(',')}`);
   }
 }
@@ -220,6 +244,8 @@ export class DynamicBrokerConfig {
   private currentConfig: KafkaConfig;
   readonly logDefaults: LogConfigDefaults;
   private readonly listeners: ((config: KafkaConfig) => void)[] = [];
+  /** The broker's reconfigurables' own checks (a new keystore must load and keep the subject, say). */
+  private readonly validators: ((current: KafkaConfig, next: KafkaConfig) => void)[] = [];
   /** Kafka's staticDefaultConfigs: every key's default that is a value (null defaults are left out). */
   private readonly staticDefaults: ReadonlyMap<string, string>;
 
@@ -246,6 +272,14 @@ export class DynamicBrokerConfig {
   }
 
   /**
+   * A reconfigurable's validateReconfiguration: run on every proposed change; throwing refuses it (the client
+   * sees ConfigException("Invalid dynamic configuration"), as validateReconfiguration's other checks).
+   */
+  addReconfigurationValidator(validator: (current: KafkaConfig, next: KafkaConfig) => void): void {
+    this.validators.push(validator);
+  }
+
+  /**
    * DynamicBrokerConfig.validate: a non-dynamic key, a value of the wrong type or a per-broker key at the
    * default throw ConfigException (the handlers' INVALID_REQUEST, Kafka's messages); a key this broker does not
    * apply is INVALID_CONFIG; finally the merged configuration must build as a whole and pass the reconfigurables'
@@ -256,6 +290,13 @@ export class DynamicBrokerConfig {
     const merged = perBrokerConfig ? this.merge(this.dynamicDefault, props) : this.merge(props, this.dynamicBroker);
     createLogConfig(brokerLogConfigDefaults(merged));
     validateReconfiguration(this.currentConfig, merged);
+    for (const v of this.validators) {
+      try {
+        v(this.currentConfig, merged);
+      } catch (e) {
+        throw new ConfigException('Invalid dynamic configuration', e);
+      }
+    }
   }
 
   /** `/config/brokers/<default>` changed (or was read at start-up). */
@@ -292,7 +333,7 @@ export class DynamicBrokerConfig {
 
   /** Stored entries this broker does not apply (written by another tool, say) are left out. */
   private usable(props: ReadonlyMap<string, string>): Map<string, string> {
-    return new Map([...props].filter(([k]) => APPLIED_DYNAMIC_CONFIGS.has(k)));
+    return new Map([...props].filter(([k]) => isAppliedDynamicConfig(k)));
   }
 
   private merge(dynamicDefault: ReadonlyMap<string, string>, dynamicBroker: ReadonlyMap<string, string>): KafkaConfig {

@@ -5,7 +5,7 @@ export const COMPRESSION = oneOf('uncompressed', 'zstd', 'lz4', 'snappy', 'gzip'
 
 /**
  * The broker's configuration keys with Kafka 2.8's names and defaults (KafkaConfig.scala). Keys Kafka has
- * but kafka-ts does not act on (SSL, SASL, quotas, ...) are still defined, so that a stock server.properties
+ * but kafka-ts does not act on (SASL, quotas, ...) are still defined, so that a stock server.properties
  * reads without warnings and the start-up dump lists what Kafka lists.
  */
 export const KAFKA_CONFIG_DEFS = [
@@ -165,13 +165,28 @@ export const KAFKA_CONFIG_DEFS = [
   k('authorizer.class.name', 'string', ''),
   k('kafka.metrics.reporters', 'list', ''),
   k('kafka.metrics.polling.interval.secs', 'int', '10', atLeast(1)),
+  // SSL (SslConfigs / BrokerSecurityConfigs); each may also be set per listener as listener.name.<l>.<key>
+  k('ssl.protocol', 'string', 'TLSv1.3'),
+  k('ssl.provider', 'string', null),
+  k('ssl.cipher.suites', 'list', ''),
+  k('ssl.enabled.protocols', 'list', 'TLSv1.2,TLSv1.3'),
+  k('ssl.keystore.type', 'string', 'JKS'),
   k('ssl.keystore.location', 'string', null),
   k('ssl.keystore.password', 'password', null),
   k('ssl.key.password', 'password', null),
+  k('ssl.keystore.key', 'password', null),
+  k('ssl.keystore.certificate.chain', 'password', null),
+  k('ssl.truststore.type', 'string', 'JKS'),
   k('ssl.truststore.location', 'string', null),
   k('ssl.truststore.password', 'password', null),
-  k('ssl.client.auth', 'string', 'none'),
-  k('ssl.enabled.protocols', 'list', 'TLSv1.2,TLSv1.3'),
+  k('ssl.truststore.certificates', 'password', null),
+  k('ssl.keymanager.algorithm', 'string', 'SunX509'),
+  k('ssl.trustmanager.algorithm', 'string', 'PKIX'),
+  k('ssl.endpoint.identification.algorithm', 'string', 'https'),
+  k('ssl.secure.random.implementation', 'string', null),
+  k('ssl.client.auth', 'string', 'none', oneOf('required', 'requested', 'none')),
+  k('ssl.principal.mapping.rules', 'string', 'DEFAULT'),
+  k('ssl.engine.factory.class', 'class', null),
   k('sasl.enabled.mechanisms', 'list', 'GSSAPI'),
   k('sasl.mechanism.inter.broker.protocol', 'string', 'GSSAPI'),
   k('password.encoder.secret', 'password', null),

@@ -1,6 +1,7 @@
 import { ConfigException, ConfigKey, ConfigValue, parseKey, renderValue } from './config-def';
 import { BrokerConfigKey, BrokerConfigValues, KAFKA_CONFIG_DEFS } from './kafka-config-defs';
 import { EndPoint, parseEndPoints, parseSecurityProtocolMap } from './end-point';
+import { ListenerConfig } from './listener-config';
 
 const DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]));
 
@@ -25,6 +26,8 @@ export class KafkaConfig {
   readonly listeners: readonly EndPoint[];
   readonly advertisedListeners: readonly EndPoint[];
   readonly interBrokerListenerName: string;
+  /** control.plane.listener.name (KIP-291): the listener controller requests use, when set. */
+  readonly controlPlaneListenerName: string | null;
   /** log.retention.ms, else .minutes, else .hours, in ms; -1 is forever (Kafka's logRetentionTimeMillis). */
   readonly logRetentionMs: number;
   /** log.roll.ms, else log.roll.hours, in ms (Kafka's logRollTimeMillis). */
@@ -54,7 +57,8 @@ export class KafkaConfig {
       this.get('advertised.listeners') ??
       (advertisedHost !== null || advertisedPort !== null ? `PLAINTEXT://${advertisedHost ?? this.get('host.name')}:${advertisedPort ?? this.get('port')}` : null);
     this.advertisedListeners = advertisedText === null ? this.listeners : parseEndPoints('advertised.listeners', advertisedText, protocolMap);
-    this.interBrokerListenerName = this.get('inter.broker.listener.name') ?? this.get('security.inter.broker.protocol');
+    this.interBrokerListenerName = (this.get('inter.broker.listener.name') ?? this.get('security.inter.broker.protocol')).toUpperCase();
+    this.controlPlaneListenerName = this.get('control.plane.listener.name')?.toUpperCase() ?? null;
     this.logRetentionMs = this.retentionMs();
     this.logRollMs = this.get('log.roll.ms') ?? this.get('log.roll.hours') * 3600000;
     this.logRollJitterMs = this.get('log.roll.jitter.ms') ?? this.get('log.roll.jitter.hours') * 3600000;
@@ -68,7 +72,8 @@ export class KafkaConfig {
   static fromProperties(props: ReadonlyMap<string, string>): KafkaConfig {
     const values = new Map<string, ConfigValue>();
     const unknown: string[] = [];
-    for (const key of props.keys()) if (!DEFS.has(key)) unknown.push(key);
+    // listener.name.<listener>.<key> overrides are read per listener (ListenerConfig), not unknown.
+    for (const key of props.keys()) if (!DEFS.has(key) && !key.startsWith('listener.name.')) unknown.push(key);
     for (const def of KAFKA_CONFIG_DEFS) values.set(def.name, parseKey(def, props.get(def.name)));
     return new KafkaConfig(values, unknown, props);
   }
@@ -83,10 +88,26 @@ export class KafkaConfig {
     return this.values.get(key) as BrokerConfigValues[K];
   }
 
+  /** One listener's values: `listener.name.<listener>.<key>` over `<key>` (Kafka's valuesWithPrefixOverride). */
+  listenerConfig(listenerName: string): ListenerConfig {
+    return new ListenerConfig(listenerName.toUpperCase(), this.originals, this.values);
+  }
+
+  /** The listener the controller's requests go over: control.plane.listener.name, else the inter-broker one. */
+  get controllerListenerName(): string {
+    return this.controlPlaneListenerName ?? this.interBrokerListenerName;
+  }
+
+  /** A listener's security protocol, from the listeners (listener.security.protocol.map resolved). */
+  securityProtocolOf(listenerName: string): string | undefined {
+    return this.listeners.find((l) => l.listenerName === listenerName.toUpperCase())?.securityProtocol;
+  }
+
   /**
    * Settings that promise protection kafka-ts does not give yet stop the start-up instead of being ignored:
-   * an authorizer, ZooKeeper ACLs or TLS, and any TLS or SASL setting (a broker that took them and served
-   * plaintext to everyone would be worse than one that refuses to start).
+   * an authorizer, ZooKeeper ACLs, SASL (its keys and SASL_* listeners), and SSL settings Node's TLS cannot
+   * honour (a JSSE provider, key or trust manager algorithms, an engine factory). A broker that took them and
+   * served everyone unauthenticated would be worse than one that refuses to start.
    */
   private refuseUnprotectedPromises(): void {
     const refuse = (key: string, value: string): never => {
@@ -94,13 +115,54 @@ export class KafkaConfig {
     };
     const authorizer = this.get('authorizer.class.name');
     if (authorizer !== '') refuse('authorizer.class.name', authorizer);
+    const jsseOnly: Readonly<Record<string, string | null>> = {
+      'ssl.provider': null,
+      'ssl.keymanager.algorithm': 'SunX509',
+      'ssl.trustmanager.algorithm': 'PKIX',
+      'ssl.secure.random.implementation': null,
+      'ssl.engine.factory.class': null,
+    };
     for (const [key, value] of this.originals) {
-      if (/^(ssl|sasl)\./.test(key) || /^listener\.name\.[^.]+\.(ssl|sasl|[^.]+\.sasl)\./.test(key)) refuse(key, /password|jaas/.test(key) ? '[hidden]' : value);
+      const base = /^listener\.name\.[^.]+\.(.*)$/.exec(key)?.[1] ?? key;
+      if (/^sasl\./.test(key) || /^listener\.name\.[^.]+\.(sasl|[^.]+\.sasl)\./.test(key)) refuse(key, /password|jaas/.test(key) ? '[hidden]' : value);
+      if (base in jsseOnly && value.trim() !== (jsseOnly[base] ?? '')) refuse(key, value);
     }
+    // The seam SASL fills in: until SaslHandshake/SaslAuthenticate exist, a SASL_* listener would serve
+    // unauthenticated clients.
     for (const e of [...this.listeners, ...this.advertisedListeners]) {
-      if (e.securityProtocol !== 'PLAINTEXT') refuse('listeners', `${e.listenerName}://${e.host}:${e.port} (${e.securityProtocol})`);
+      if (e.securityProtocol.startsWith('SASL_')) refuse('listeners', `${e.listenerName}://${e.host}:${e.port} (${e.securityProtocol}: SASL authentication is not implemented)`);
     }
-    if (this.get('security.inter.broker.protocol') !== 'PLAINTEXT') refuse('security.inter.broker.protocol', this.get('security.inter.broker.protocol'));
+    if (this.get('security.inter.broker.protocol').startsWith('SASL_')) refuse('security.inter.broker.protocol', this.get('security.inter.broker.protocol'));
+  }
+
+  /** KafkaConfig.validateValues on the listeners (its messages). */
+  private checkListeners(): void {
+    if (this.originals.has('inter.broker.listener.name') && this.originals.has('security.inter.broker.protocol')) {
+      throw new ConfigException('Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.');
+    }
+    const listenerNames = new Set(this.listeners.map((l) => l.listenerName));
+    const advertisedNames = new Set(this.advertisedListeners.map((l) => l.listenerName));
+    if (![...advertisedNames].every((n) => listenerNames.has(n))) {
+      throw new ConfigException(
+        `advertised.listeners listener names must be equal to or a subset of the ones defined in listeners. Found ${[...advertisedNames].join(',')}. The valid options based on the current configuration are ${[...listenerNames].join(',')}`,
+      );
+    }
+    if (!advertisedNames.has(this.interBrokerListenerName)) {
+      throw new ConfigException(
+        `inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid options based on currently configured listeners are ${[...advertisedNames].join(',')}`,
+      );
+    }
+    const controlPlane = this.controlPlaneListenerName;
+    if (controlPlane !== null) {
+      if (!advertisedNames.has(controlPlane)) {
+        throw new ConfigException(
+          `control.plane.listener.name must be a listener name defined in advertised.listeners. The valid options based on currently configured listeners are ${[...advertisedNames].join(',')}`,
+        );
+      }
+      if (controlPlane === this.interBrokerListenerName) {
+        throw new ConfigException(`control.plane.listener.name, when defined, should have a different value from the inter broker listener name. Currently they both have the value ${controlPlane}`);
+      }
+    }
   }
 
   /**
@@ -130,12 +192,7 @@ export class KafkaConfig {
     }
     if (this.logDirs.length === 0) throw new ConfigException('At least one log directory must be defined via log.dirs or log.dir.');
     if (this.logRetentionMs === 0) throw new ConfigException('log.retention.ms must be unlimited (-1) or, equal or greater than 1');
-    const names = new Set(this.listeners.map((l) => l.listenerName));
-    if (!names.has(this.interBrokerListenerName)) {
-      throw new ConfigException(
-        `inter.broker.listener.name must be a listener name defined in advertised.listeners. The valid options based on currently configured listeners are ${[...names].join(',')}`,
-      );
-    }
+    this.checkListeners();
     if (this.get('replica.fetch.wait.max.ms') > this.get('replica.socket.timeout.ms')) {
       throw new ConfigException('replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent unnecessary socket timeouts');
     }

@@ -63,7 +63,7 @@ describe('SocketServer listeners', () => {
 
   it('refuses listeners it cannot serve', async () => {
     const server = new SocketServer({ brokerId: 1, listeners: [{ listenerName: 'SSL', host: '127.0.0.1', port: 0, securityProtocol: 'SSL' }] }, new RequestDispatcher({}));
-    await expect(server.startup()).rejects.toThrow(/only PLAINTEXT/);
+    await expect(server.startup()).rejects.toThrow(/Listener SSL uses SSL but has no SSL key material/);
     await server.shutdown();
   });
 });

@@ -105,12 +105,11 @@ describe('KafkaConfig', () => {
     expect(error({ 'authorizer.class.name': 'kafka.security.authorizer.AclAuthorizer' })).toBe(
       'authorizer.class.name=kafka.security.authorizer.AclAuthorizer is not supported by kafka-ts yet: remove it rather than run without the protection it promises',
     );
-    expect(error({ 'ssl.keystore.location': '/etc/kafka/ks.jks' })).toMatch(/^ssl\.keystore\.location=\/etc\/kafka\/ks\.jks is not supported/);
-    expect(error({ 'ssl.keystore.password': 'secret' })).toMatch(/^ssl\.keystore\.password=\[hidden\] is not supported/);
     expect(error({ 'sasl.enabled.mechanisms': 'PLAIN' })).toMatch(/^sasl\.enabled\.mechanisms=PLAIN is not supported/);
     expect(error({ 'listener.name.internal.plain.sasl.jaas.config': 'x' })).toMatch(/^listener\.name\.internal\.plain\.sasl\.jaas\.config=\[hidden\]/);
-    expect(error({ listeners: 'SSL://:9093' })).toMatch(/^listeners=SSL:\/\/:9093 \(SSL\) is not supported/);
-    expect(error({ 'security.inter.broker.protocol': 'SSL' })).toMatch(/^(listeners|security\.inter\.broker\.protocol)=.* is not supported/);
+    expect(error({ listeners: 'SASL_SSL://:9093' })).toMatch(/^listeners=SASL_SSL:\/\/:9093 \(SASL_SSL: SASL authentication is not implemented\) is not supported/);
+    expect(error({ 'ssl.provider': 'BC' })).toMatch(/^ssl\.provider=BC is not supported/);
+    expect(error({ 'listener.name.ssl.ssl.keymanager.algorithm': 'PKIX' })).toMatch(/^listener\.name\.ssl\.ssl\.keymanager\.algorithm=PKIX is not supported/);
     expect(config({ 'zookeeper.set.acl': 'false', 'authorizer.class.name': '' }).get('zookeeper.set.acl')).toBe(false);
   });
 
