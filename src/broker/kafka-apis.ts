@@ -1,5 +1,6 @@
 import { ApiKey } from '../protocol/api-keys';
 import { ApiHandlers } from './network/api-handler';
+import { createCreateAclsHandler, createDeleteAclsHandler, createDescribeAclsHandler } from './handlers/acl-apis';
 import { createAlterConfigsHandlers } from './handlers/alter-configs';
 import { createAlterReplicaLogDirsHandler } from './handlers/alter-replica-log-dirs';
 import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopReplicaHandler, createUpdateMetadataHandler } from './handlers/control-requests';
@@ -60,6 +61,9 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.DELETE_TOPICS]: createDeleteTopicsHandler(ctx),
     [ApiKey.DELETE_RECORDS]: createDeleteRecordsHandler(ctx),
     [ApiKey.OFFSET_FOR_LEADER_EPOCH]: createOffsetsForLeaderEpochHandler(ctx),
+    [ApiKey.DESCRIBE_ACLS]: createDescribeAclsHandler(ctx),
+    [ApiKey.CREATE_ACLS]: createCreateAclsHandler(ctx),
+    [ApiKey.DELETE_ACLS]: createDeleteAclsHandler(ctx),
     [ApiKey.DESCRIBE_CONFIGS]: createDescribeConfigsHandler(ctx),
     [ApiKey.ALTER_CONFIGS]: alterConfigs.alterConfigs,
     [ApiKey.CREATE_PARTITIONS]: createCreatePartitionsHandler(ctx),

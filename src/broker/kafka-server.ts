@@ -28,6 +28,8 @@ import { ReplicaManager } from './replica-manager';
 import { replicaFetcherConfigFrom } from './replica-fetcher/replica-fetcher-config';
 import { DynamicConfigManager } from './dynamic-config-manager';
 import { createKafkaApis } from './kafka-apis';
+import { AclAuthorizer } from '../security/acl-authorizer';
+import { AclStoreZk } from '../zk/acl-store-zk';
 import { AutoTopicCreationManager } from './auto-topic-creation-manager';
 import { ClientQuotaManager } from './client-quota-manager';
 import { createReplicationQuotaManagers } from './replication-quota-manager';
@@ -204,6 +206,7 @@ export class KafkaServer {
     this.shutdownHooks.push(() => groupCoordinator.shutdown());
     const adminZk = new AdminZk(zk);
     const registry = this.registry as BrokerRegistryZk;
+    const authorizer = await this.startAuthorizer(zk);
     const apis = createKafkaApis({
       brokerId: this.brokerId,
       clock,
@@ -221,6 +224,7 @@ export class KafkaServer {
       brokerEpoch: () => this.brokerEpoch,
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
       dynamicBrokerConfig,
+      authorizer,
     });
     const socketServer = new SocketServer(socketServerOptions(dynamicBrokerConfig.current, clock), new RequestDispatcher(apis));
     await socketServer.startup();
@@ -251,6 +255,25 @@ export class KafkaServer {
       }
       if (changed(LOG_CLEANER_CONFIGS)) logManager.reconfigureCleaner(config.get('log.cleaner.backoff.ms'));
     });
+  }
+
+  /**
+   * authorizer.class.name's AclAuthorizer (Kafka's KafkaServer starts it before the request handlers): ACL paths
+   * created, every ACL loaded, change notifications followed. super.users and allow.everyone.if.no.acl.found are
+   * the authorizer's own keys, read from the broker's properties as Kafka's AclAuthorizer.configure does.
+   */
+  private async startAuthorizer(zk: ZkClient): Promise<AclAuthorizer | undefined> {
+    if (this.config.get('authorizer.class.name') === '') return undefined;
+    const authorizer = new AclAuthorizer(
+      {
+        superUsers: this.config.originals.get('super.users') ?? '',
+        allowEveryoneIfNoAclFound: (this.config.originals.get('allow.everyone.if.no.acl.found') ?? 'false').trim().toLowerCase() === 'true',
+      },
+      new AclStoreZk(zk, this.clock),
+    );
+    await authorizer.start();
+    this.shutdownHooks.push(() => authorizer.close());
+    return authorizer;
   }
 
   private async initZkClient(): Promise<void> {

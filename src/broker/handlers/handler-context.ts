@@ -11,6 +11,7 @@ import { ClientQuotaManager } from '../client-quota-manager';
 import { FetchManager } from '../fetch-manager';
 import { MetadataCache } from '../metadata-cache';
 import { ReplicaManager } from '../replica-manager';
+import { AclAuthorizer } from '../../security/acl-authorizer';
 
 /** What request handlers may use (Kafka's KafkaApis fields). Built once by KafkaServer, which owns every part. */
 export interface HandlerContext {
@@ -33,4 +34,6 @@ export interface HandlerContext {
   readonly logConfigFor: (topic: string, overrides?: ReadonlyMap<string, string>) => Promise<LogConfig>;
   /** Static, `<default>` and per-broker configuration (DescribeConfigs, AlterConfigs for BROKER resources). */
   readonly dynamicBrokerConfig: DynamicBrokerConfig;
+  /** authorizer.class.name's AclAuthorizer; absent, every request is allowed (see auth-helper.ts). */
+  readonly authorizer?: AclAuthorizer;
 }

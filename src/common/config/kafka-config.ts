@@ -10,6 +10,12 @@ const DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]
  * not compile) and the values Kafka derives (log dirs, retention, roll time, listeners, ZooKeeper timeouts). A
  * config change at run time (dynamic configs) builds a new object rather than editing this one.
  */
+/**
+ * Kafka's two class names for its ZooKeeper-backed ACL authorizer (the 2.x one and its deprecated predecessor);
+ * kafka-ts has that authorizer (src/security/acl-authorizer.ts) and no other.
+ */
+export const ACL_AUTHORIZER_CLASS_NAMES: readonly string[] = ['kafka.security.authorizer.AclAuthorizer', 'kafka.security.auth.SimpleAclAuthorizer'];
+
 export class KafkaConfig {
   readonly values: ReadonlyMap<string, ConfigValue>;
   /** The properties as supplied (file plus overrides): which keys were set, for DescribeConfigs. */
@@ -85,7 +91,7 @@ export class KafkaConfig {
 
   /**
    * Settings that promise protection kafka-ts does not give yet stop the start-up instead of being ignored:
-   * an authorizer, ZooKeeper ACLs or TLS, and any TLS or SASL setting (a broker that took them and served
+   * an authorizer other than Kafka's AclAuthorizer, ZooKeeper ACLs or TLS, and any TLS or SASL setting (a broker that took them and served
    * plaintext to everyone would be worse than one that refuses to start).
    */
   private refuseUnprotectedPromises(): void {
@@ -93,7 +99,13 @@ export class KafkaConfig {
       throw new ConfigException(`${key}=${value} is not supported by kafka-ts yet: remove it rather than run without the protection it promises`);
     };
     const authorizer = this.get('authorizer.class.name');
-    if (authorizer !== '') refuse('authorizer.class.name', authorizer);
+    if (authorizer !== '' && !ACL_AUTHORIZER_CLASS_NAMES.includes(authorizer)) {
+      throw new ConfigException(`authorizer.class.name=${authorizer} is not supported by kafka-ts: the authorizers it has are ${ACL_AUTHORIZER_CLASS_NAMES.join(' and ')} (ACLs in ZooKeeper)`);
+    }
+    const allowEveryone = this.originals.get('allow.everyone.if.no.acl.found');
+    if (allowEveryone !== undefined && !/^(true|false)$/i.test(allowEveryone.trim())) {
+      throw new ConfigException(`Invalid value ${allowEveryone} for configuration allow.everyone.if.no.acl.found: Expected value to be either true or false`);
+    }
     if (this.get('zookeeper.set.acl')) refuse('zookeeper.set.acl', 'true');
     for (const [key, value] of this.originals) {
       if (/^(ssl|sasl|zookeeper\.ssl)\./.test(key) || /^listener\.name\.[^.]+\.(ssl|sasl|[^.]+\.sasl)\./.test(key)) refuse(key, /password|jaas/.test(key) ? '[hidden]' : value);

@@ -5,11 +5,14 @@ import { AlterConfigsApi } from './alter-configs';
 import { AlterPartitionReassignmentsApi } from './alter-partition-reassignments';
 import { ApiVersionsApi } from './api-versions';
 import { ControlledShutdownApi } from './controlled-shutdown';
+import { CreateAclsApi } from './create-acls';
 import { CreatePartitionsApi } from './create-partitions';
 import { CreateTopicsApi } from './create-topics';
+import { DeleteAclsApi } from './delete-acls';
 import { DeleteGroupsApi } from './delete-groups';
 import { DeleteRecordsApi } from './delete-records';
 import { DeleteTopicsApi } from './delete-topics';
+import { DescribeAclsApi } from './describe-acls';
 import { DescribeClientQuotasApi } from './describe-client-quotas';
 import { DescribeClusterApi } from './describe-cluster';
 import { DescribeConfigsApi } from './describe-configs';
@@ -74,6 +77,9 @@ export const Apis = {
   [ApiKey.DELETE_RECORDS]: DeleteRecordsApi,
   [ApiKey.INIT_PRODUCER_ID]: InitProducerIdApi,
   [ApiKey.OFFSET_FOR_LEADER_EPOCH]: OffsetForLeaderEpochApi,
+  [ApiKey.DESCRIBE_ACLS]: DescribeAclsApi,
+  [ApiKey.CREATE_ACLS]: CreateAclsApi,
+  [ApiKey.DELETE_ACLS]: DeleteAclsApi,
   [ApiKey.DESCRIBE_CONFIGS]: DescribeConfigsApi,
   [ApiKey.ALTER_CONFIGS]: AlterConfigsApi,
   [ApiKey.ALTER_REPLICA_LOG_DIRS]: AlterReplicaLogDirsApi,
