@@ -6,6 +6,7 @@ import { UpdateMetadataRequest, UpdateMetadataResponse } from '../../protocol/ap
 import { getLogger } from '../../common/logging/logging';
 import { GROUP_METADATA_TOPIC_NAME } from '../../common/topic';
 import { ApiHandler } from '../network/api-handler';
+import { requireClusterOperation } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 /**
@@ -15,6 +16,7 @@ import { HandlerContext } from './handler-context';
  */
 export function createLeaderAndIsrHandler(ctx: HandlerContext): ApiHandler<LeaderAndIsrRequest, LeaderAndIsrResponse> {
   return async (request, context) => {
+    requireClusterOperation(ctx, context, 'CLUSTER_ACTION');
     if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, partitionErrors: [] };
     const version = context.header.apiVersion;
     const response = await ctx.replicaManager.becomeLeaderOrFollower(context.header.correlationId, request, version, (leaders, followers) => {
@@ -43,6 +45,7 @@ function byTopicId(request: LeaderAndIsrRequest, response: LeaderAndIsrResponse)
 export function createUpdateMetadataHandler(ctx: HandlerContext): ApiHandler<UpdateMetadataRequest, UpdateMetadataResponse> {
   const stateChangeLog = getLogger('state.change.logger', `[Broker id=${ctx.brokerId}] `);
   return (request, context) => {
+    requireClusterOperation(ctx, context, 'CLUSTER_ACTION');
     if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code };
     if (request.controllerEpoch < ctx.replicaManager.controllerEpoch) {
       stateChangeLog.warn(
@@ -59,6 +62,7 @@ export function createUpdateMetadataHandler(ctx: HandlerContext): ApiHandler<Upd
 
 export function createStopReplicaHandler(ctx: HandlerContext): ApiHandler<StopReplicaRequest, StopReplicaResponse> {
   return async (request, context) => {
+    requireClusterOperation(ctx, context, 'CLUSTER_ACTION');
     if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, partitionErrors: [] };
     const response = await ctx.replicaManager.stopReplicas(context.header.correlationId, request, context.header.apiVersion);
     for (const p of response.partitionErrors) {
@@ -69,7 +73,8 @@ export function createStopReplicaHandler(ctx: HandlerContext): ApiHandler<StopRe
 }
 
 export function createControlledShutdownHandler(ctx: HandlerContext): ApiHandler<ControlledShutdownRequest, ControlledShutdownResponse> {
-  return async (request) => {
+  return async (request, context) => {
+    requireClusterOperation(ctx, context, 'CLUSTER_ACTION');
     if (!ctx.controller.isActive) return { errorCode: ErrorCode.NOT_CONTROLLER.code, remainingPartitions: [] };
     const result = await ctx.controller.controlledShutdown(request.brokerId, request.brokerEpoch);
     return { errorCode: result.errorCode, remainingPartitions: result.remaining.map((tp) => ({ topicName: tp.topic, partitionIndex: tp.partition })) };
