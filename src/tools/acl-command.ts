@@ -31,6 +31,7 @@ import {
 } from '../security/acl-binding';
 import { parseKafkaPrincipal, principalToString } from '../security/kafka-principal';
 import { AclStoreZk } from '../zk/acl-store-zk';
+import { ClusterZk } from '../zk/cluster-zk';
 import { ZkClient } from '../zk/zk-client';
 import { adminClientOptions } from './admin-client-config';
 import { CliError } from './cli';
@@ -270,6 +271,7 @@ async function zkBackend(o: AclCommandOptions): Promise<AclBackend> {
   }
   const connect = props.get('zookeeper.connect');
   if (connect === undefined) throw new CliError('Error while executing ACL command: Missing required configuration "zookeeper.connect" which has no default value.');
+  await ClusterZk.ensureChroot(connect, 30000, 30000);
   const zk = await ZkClient.connect({ connectString: connect, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'kafka-acls' });
   const authorizer = new AclAuthorizer({ superUsers: '', allowEveryoneIfNoAclFound: false }, new AclStoreZk(zk, SYSTEM_CLOCK));
   await authorizer.start();
