@@ -3,6 +3,10 @@ import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { ApiDefinition } from '../../../src/protocol/api-definition';
 import { FindCoordinatorApi } from '../../../src/protocol/apis/find-coordinator';
+import { CreateTopicsApi } from '../../../src/protocol/apis/create-topics';
+import { DeleteTopicsApi } from '../../../src/protocol/apis/delete-topics';
+import { DescribeAclsApi } from '../../../src/protocol/apis/describe-acls';
+import { DescribeConfigsApi } from '../../../src/protocol/apis/describe-configs';
 import { MetadataApi } from '../../../src/protocol/apis/metadata';
 import { StopReplicaApi } from '../../../src/protocol/apis/stop-replica';
 import { UpdateMetadataApi } from '../../../src/protocol/apis/update-metadata';
@@ -146,4 +150,21 @@ describe('ACLs over kafka-ts', () => {
     const r = await call(cluster.broker(1).port, CreateAclsApi, 1, { creations: [{ resourceType: 2, resourceName: 'x', resourcePatternType: 3, principal: 'User:evil', host: '*', operation: 2, permissionType: 3 }] }, '127.0.0.2');
     expect(r.results[0]?.errorCode).toBe(CODE.CLUSTER_AUTHORIZATION_FAILED);
   }, 30000);
+
+  it('refuses the admin APIs to a host without cluster ACLs, with the errors Kafka gives', async () => {
+    const other = '127.0.0.2';
+    const controller = cluster.broker((await cluster.controllerId()) ?? 0).port;
+    const created = await call(controller, CreateTopicsApi, 3, { topics: [{ name: 'new-t', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false }, other);
+    expect(created.topics[0]?.errorCode).toBe(CODE.TOPIC_AUTHORIZATION_FAILED);
+    const deleted = await call(controller, DeleteTopicsApi, 1, { topicNames: ['other'], timeoutMs: 5000 }, other);
+    expect(deleted.responses[0]?.errorCode).toBe(CODE.TOPIC_AUTHORIZATION_FAILED);
+    const configs = await call(cluster.broker(0).port, DescribeConfigsApi, 1, { resources: [{ resourceType: 4, resourceName: '0', configurationKeys: null }, { resourceType: 2, resourceName: 'other', configurationKeys: null }], includeSynonyms: false }, other);
+    expect(configs.results.map((r) => r.errorCode)).toEqual([CODE.CLUSTER_AUTHORIZATION_FAILED, CODE.TOPIC_AUTHORIZATION_FAILED]);
+    const described = await call(cluster.broker(0).port, DescribeAclsApi, 1, { resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }, other);
+    expect(described.errorCode).toBe(CODE.CLUSTER_AUTHORIZATION_FAILED);
+    // The same principal from the brokers' host, with Describe on the cluster, sees the ACLs.
+    const allowed = await call(cluster.broker(0).port, DescribeAclsApi, 1, { resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 });
+    expect(allowed.errorCode).toBe(0);
+    expect(allowed.resources.some((r) => r.resourceType === 4 && r.resourceName === 'kafka-cluster')).toBe(true);
+  }, 60000);
 });
