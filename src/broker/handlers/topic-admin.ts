@@ -28,6 +28,7 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
     // Kafka's handleCreateTopicsRequest: Create on the cluster, else on each topic.
     const authorized =
       ctx.authorizer === undefined || authorizeCluster(ctx, context, 'CREATE', { logIfDenied: false }) ? undefined : filterByAuthorized(ctx, context, 'CREATE', 'TOPIC', counts.keys());
+    const describable = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'DESCRIBE_CONFIGS', 'TOPIC', counts.keys(), { logIfDenied: false });
     // The topics are created with their ZooKeeper work in flight together, so that a request for a hundred topics
     // costs a few round trips, not hundreds queued behind the controller's own. Topics whose names collide
     // ('.' against '_') still go one after the other, so the later one is refused as when created alone.
@@ -41,6 +42,10 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
       const outcome = (chains.get(key) ?? Promise.resolve()).then(async () => {
         try {
           const created = await createTopic(ctx, topic, request.validateOnly);
+          // Without DescribeConfigs on the topic, v5+ answers carry neither its configs nor its layout.
+          if (describable !== undefined && !describable.has(topic.name)) {
+            return { name: topic.name, errorCode: ErrorCode.NONE.code, errorMessage: null, ...FAILED_TOPIC, topicId: created.topicId };
+          }
           return { name: topic.name, errorCode: ErrorCode.NONE.code, errorMessage: null, ...created };
         } catch (err) {
           if (!(err instanceof KafkaError)) log.error(`Error creating topic ${topic.name}`, err);
@@ -53,6 +58,8 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
       return outcome;
     });
     const results = await Promise.all(outcomes);
+    // Kafka sets the v5+ topic config error on every entry the caller may not describe, whatever its outcome.
+    if (describable !== undefined) for (const r of results) if (!describable.has(r.name)) r.topicConfigErrorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code;
     const created = request.validateOnly ? [] : results.filter((r) => r.errorCode === ErrorCode.NONE.code).map((r) => r.name);
     // Kafka's DelayedCreatePartitions: done once every created topic is in this broker's metadata.
     const cache = ctx.metadataCache;

@@ -156,6 +156,8 @@ describe('ACLs over kafka-ts', () => {
     const controller = cluster.broker((await cluster.controllerId()) ?? 0).port;
     const created = await call(controller, CreateTopicsApi, 3, { topics: [{ name: 'new-t', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false }, other);
     expect(created.topics[0]?.errorCode).toBe(CODE.TOPIC_AUTHORIZATION_FAILED);
+    const createdV5 = await call(controller, CreateTopicsApi, 5, { topics: [{ name: 'new-t', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: true }, other);
+    expect([createdV5.topics[0]?.errorCode, createdV5.topics[0]?.topicConfigErrorCode]).toEqual([CODE.TOPIC_AUTHORIZATION_FAILED, CODE.TOPIC_AUTHORIZATION_FAILED]);
     const deleted = await call(controller, DeleteTopicsApi, 1, { topicNames: ['other'], timeoutMs: 5000 }, other);
     expect(deleted.responses[0]?.errorCode).toBe(CODE.TOPIC_AUTHORIZATION_FAILED);
     const configs = await call(cluster.broker(0).port, DescribeConfigsApi, 1, { resources: [{ resourceType: 4, resourceName: '0', configurationKeys: null }, { resourceType: 2, resourceName: 'other', configurationKeys: null }], includeSynonyms: false }, other);
