@@ -1,5 +1,6 @@
 import { ApiKey } from '../protocol/api-keys';
 import { ApiHandlers } from './network/api-handler';
+import { createCreateAclsHandler, createDeleteAclsHandler, createDescribeAclsHandler } from './handlers/acl-apis';
 import { createAlterConfigsHandlers } from './handlers/alter-configs';
 import { createAlterReplicaLogDirsHandler } from './handlers/alter-replica-log-dirs';
 import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopReplicaHandler, createUpdateMetadataHandler } from './handlers/control-requests';
@@ -71,6 +72,9 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.END_TXN]: createEndTxnHandler(ctx),
     [ApiKey.WRITE_TXN_MARKERS]: createWriteTxnMarkersHandler(ctx),
     [ApiKey.TXN_OFFSET_COMMIT]: createTxnOffsetCommitHandler(ctx),
+    [ApiKey.DESCRIBE_ACLS]: createDescribeAclsHandler(ctx),
+    [ApiKey.CREATE_ACLS]: createCreateAclsHandler(ctx),
+    [ApiKey.DELETE_ACLS]: createDeleteAclsHandler(ctx),
     [ApiKey.DESCRIBE_CONFIGS]: createDescribeConfigsHandler(ctx),
     [ApiKey.ALTER_CONFIGS]: alterConfigs.alterConfigs,
     [ApiKey.CREATE_PARTITIONS]: createCreatePartitionsHandler(ctx),

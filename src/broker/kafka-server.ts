@@ -30,6 +30,8 @@ import { ReplicaManager } from './replica-manager';
 import { replicaFetcherConfigFrom } from './replica-fetcher/replica-fetcher-config';
 import { DynamicConfigManager } from './dynamic-config-manager';
 import { createKafkaApis } from './kafka-apis';
+import { AclAuthorizer } from '../security/acl-authorizer';
+import { AclStoreZk } from '../zk/acl-store-zk';
 import { AutoTopicCreationManager } from './auto-topic-creation-manager';
 import { ClientQuotaManager } from './client-quota-manager';
 import { createReplicationQuotaManagers } from './replication-quota-manager';
@@ -231,6 +233,7 @@ export class KafkaServer {
     this.shutdownHooks.push(() => transactionCoordinator.shutdown());
     const adminZk = new AdminZk(zk);
     const registry = this.registry as BrokerRegistryZk;
+    const authorizer = await this.startAuthorizer(zk);
     const apis = createKafkaApis({
       brokerId: this.brokerId,
       clock,
@@ -250,6 +253,7 @@ export class KafkaServer {
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
       dynamicBrokerConfig,
       tokenManager,
+      authorizer,
     });
     const socketServer = new SocketServer(socketServerOptions(dynamicBrokerConfig.current, clock), new RequestDispatcher(apis));
     await socketServer.startup();
@@ -297,6 +301,25 @@ export class KafkaServer {
         if (existing !== undefined) ensureCompatibleKeystore(existing, proposed);
       }
     });
+  }
+
+  /**
+   * authorizer.class.name's AclAuthorizer (Kafka's KafkaServer starts it before the request handlers): ACL paths
+   * created, every ACL loaded, change notifications followed. super.users and allow.everyone.if.no.acl.found are
+   * the authorizer's own keys, read from the broker's properties as Kafka's AclAuthorizer.configure does.
+   */
+  private async startAuthorizer(zk: ZkClient): Promise<AclAuthorizer | undefined> {
+    if (this.config.get('authorizer.class.name') === '') return undefined;
+    const authorizer = new AclAuthorizer(
+      {
+        superUsers: this.config.originals.get('super.users') ?? '',
+        allowEveryoneIfNoAclFound: (this.config.originals.get('allow.everyone.if.no.acl.found') ?? 'false').trim().toLowerCase() === 'true',
+      },
+      new AclStoreZk(zk, this.clock),
+    );
+    await authorizer.start();
+    this.shutdownHooks.push(() => authorizer.close());
+    return authorizer;
   }
 
   private async initZkClient(): Promise<void> {

@@ -78,6 +78,15 @@ export const ZkPaths = {
   delegationToken: (tokenId: string) => `/delegation_token/tokens/${segment(tokenId)}`,
   delegationTokenChanges: '/delegation_token/token_changes',
   delegationTokenChangePrefix: '/delegation_token/token_changes/token_change_',
+  /** AclAuthorizer: literal ACLs (Kafka's original store) and their change notifications. */
+  aclLiteralRoot: '/kafka-acl',
+  aclLiteralChanges: '/kafka-acl-changes',
+  /** AclAuthorizer: prefixed ACLs (KIP-290's extended store) and their JSON change notifications. */
+  aclPrefixedRoot: '/kafka-acl-extended/prefixed',
+  aclExtendedChanges: '/kafka-acl-extended-changes',
+  aclChangePrefix: 'acl_changes_',
+  aclResourceType: (root: string, resourceType: string) => `${root}/${segment(resourceType)}`,
+  aclResource: (root: string, resourceType: string, name: string) => `${root}/${segment(resourceType)}/${segment(name)}`,
   consumers: '/consumers',
   consumerGroup: (group: string) => `/consumers/${segment(group)}`,
   consumerIds: (group: string) => `/consumers/${segment(group)}/ids`,

@@ -20,9 +20,10 @@ export class RawConnection {
     socket.on('error', () => undefined);
   }
 
-  static open(port: number): Promise<RawConnection> {
+  /** `localAddress` (another loopback address, 127.0.0.2) makes the broker see the client at that host. */
+  static open(port: number, localAddress?: string): Promise<RawConnection> {
     return new Promise((resolve, reject) => {
-      const s = connect({ host: '127.0.0.1', port }, () => resolve(new RawConnection(s)));
+      const s = connect({ host: '127.0.0.1', port, ...(localAddress !== undefined ? { localAddress } : {}) }, () => resolve(new RawConnection(s)));
       s.once('error', reject);
     });
   }

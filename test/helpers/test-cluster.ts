@@ -14,6 +14,8 @@ export interface TestClusterOptions {
   ensemble?: ZkEnsemble;
   /** log.dirs of some brokers by id (two dirs, one on a small tmpfs, say); a fresh temp dir for the others. */
   logDirs?: Record<number, string[]>;
+  /** The chroot to use (so that a test can write znodes, ACLs say, before the brokers start); a fresh one otherwise. */
+  chroot?: string;
 }
 
 /**
@@ -34,7 +36,7 @@ export class TestCluster {
 
   static async start(options: TestClusterOptions): Promise<TestCluster> {
     const ensemble = options.ensemble ?? (await startZkEnsemble({ size: 3 }));
-    const zkConnect = ensemble.connectStringWithChroot(uniqueChroot('cluster'));
+    const zkConnect = ensemble.connectStringWithChroot(options.chroot ?? uniqueChroot('cluster'));
     const cluster = new TestCluster(ensemble, options.ensemble === undefined, zkConnect, await inspectZk(ensemble.connectString), options.props ?? {}, options.logDirs);
     await Promise.all(Array.from({ length: options.brokers }, (_, id) => cluster.startBroker(id)));
     await cluster.waitForController();

@@ -10,7 +10,8 @@ import { KAFKA_CONFIG_DEFS } from '../../common/config/kafka-config-defs';
 import { topicNameError } from '../../common/topic';
 import { AlterConfigsRequest, AlterConfigsResponse } from '../../protocol/apis/alter-configs';
 import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../../protocol/apis/incremental-alter-configs';
-import { ApiHandler } from '../network/api-handler';
+import { ApiHandler, RequestContext } from '../network/api-handler';
+import { authorize, authorizeCluster } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 const log = getLogger('kafka.server.ZkAdminManager');
@@ -125,7 +126,7 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
     return new Set([...seen].filter(([, n]) => n > 1).map(([k]) => k));
   }
 
-  async function answer<R extends Resource>(resources: readonly R[], allowed: readonly number[], api: string, one: (r: R) => Promise<ResourceResult>): Promise<ResourceResult[]> {
+  async function answer<R extends Resource>(context: RequestContext, resources: readonly R[], allowed: readonly number[], api: string, one: (r: R) => Promise<ResourceResult>): Promise<ResourceResult[]> {
     const whole = requestError(resources, allowed, api);
     if (whole !== undefined) {
       return resources.map((r) => ({ resourceType: r.resourceType, resourceName: r.resourceName, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: whole }));
@@ -133,7 +134,10 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
     const dup = duplicates(resources);
     const results: ResourceResult[] = [];
     for (const r of resources) {
-      if (dup.has(`${r.resourceType}/${r.resourceName}`)) {
+      const refused = configsAuthorizationError(ctx, context, 'ALTER_CONFIGS', r);
+      if (refused !== undefined) {
+        results.push({ resourceType: r.resourceType, resourceName: r.resourceName, errorCode: refused, errorMessage: null });
+      } else if (dup.has(`${r.resourceType}/${r.resourceName}`)) {
         results.push({ resourceType: r.resourceType, resourceName: r.resourceName, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: 'Each resource must appear at most once.' });
       } else {
         results.push(await writes.run(() => one(r)));
@@ -143,8 +147,8 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
   }
 
   return {
-    alterConfigs: async (request) => {
-      const responses = await answer(request.resources, [TOPIC, BROKER], 'AlterConfigs', (r) =>
+    alterConfigs: async (request, context) => {
+      const responses = await answer(context, request.resources, [TOPIC, BROKER], 'AlterConfigs', (r) =>
         outcome(r, () => r.configs.filter((c) => c.value !== null).map((c) => `${c.name}=${c.value}`).join(','), async () => {
           const nulls = r.configs.filter((c) => c.value === null).map((c) => c.name);
           if (nulls.length > 0) throw new KafkaError('INVALID_REQUEST', `Null value not supported for : ${nulls.join(',')}`);
@@ -156,8 +160,8 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
       );
       return { throttleTimeMs: 0, responses };
     },
-    incrementalAlterConfigs: async (request) => {
-      const responses = await answer(request.resources, [TOPIC, BROKER, BROKER_LOGGER], 'IncrementalAlterConfigs', (r) => {
+    incrementalAlterConfigs: async (request, context) => {
+      const responses = await answer(context, request.resources, [TOPIC, BROKER, BROKER_LOGGER], 'IncrementalAlterConfigs', (r) => {
         const ops: ConfigOp[] = r.configs.map((c) => ({ name: c.name, op: c.configOperation, value: c.value }));
         const describe = (): string => `[${ops.map((o) => `AlterConfigOp(opType=${opTypeName(o.op)}, configEntry=${o.name}=${o.value ?? 'null'})`).join(', ')}]`;
         return outcome(r, describe, async () => {
@@ -180,4 +184,15 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
       return { throttleTimeMs: 0, responses };
     },
   };
+}
+
+/**
+ * Kafka's KafkaApis config authorization: a topic needs `operation` on the topic (TOPIC_AUTHORIZATION_FAILED),
+ * brokers and broker loggers on the cluster (CLUSTER_AUTHORIZATION_FAILED). Undefined when allowed.
+ */
+export function configsAuthorizationError(ctx: HandlerContext, context: RequestContext, operation: 'ALTER_CONFIGS' | 'DESCRIBE_CONFIGS', r: Resource): number | undefined {
+  if (ctx.authorizer === undefined) return undefined;
+  if (r.resourceType === TOPIC) return authorize(ctx, context, operation, 'TOPIC', r.resourceName) ? undefined : ErrorCode.TOPIC_AUTHORIZATION_FAILED.code;
+  if (r.resourceType === BROKER || r.resourceType === BROKER_LOGGER) return authorizeCluster(ctx, context, operation) ? undefined : ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code;
+  return undefined;
 }

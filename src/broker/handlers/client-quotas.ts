@@ -15,6 +15,7 @@ import { desanitize, sanitize } from '../../zk/sanitizer';
 import { DEFAULT_ENTITY_NAME } from '../client-quota-manager';
 import { isIpAddress } from '../network/ip-address';
 import { ApiHandler } from '../network/api-handler';
+import { authorizeCluster } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 const log = getLogger('kafka.server.ZkAdminManager');
@@ -268,7 +269,9 @@ export function createClientQuotasHandlers(ctx: HandlerContext): {
   }
 
   return {
-    describeClientQuotas: async (request) => {
+    describeClientQuotas: async (request, context) => {
+      // Kafka's handleDescribeClientQuotasRequest: DescribeConfigs on the cluster.
+      if (!authorizeCluster(ctx, context, 'DESCRIBE_CONFIGS')) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code, errorMessage: null, entries: null };
       try {
         const entries = describeClientQuotas(request, await readStoredEntities(ctx));
         return { throttleTimeMs: 0, errorCode: ErrorCode.NONE.code, errorMessage: null, entries };
@@ -278,8 +281,12 @@ export function createClientQuotasHandlers(ctx: HandlerContext): {
         return { throttleTimeMs: 0, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR.code, errorMessage: ErrorCode.UNKNOWN_SERVER_ERROR.message, entries: null };
       }
     },
-    alterClientQuotas: async (request) => {
+    alterClientQuotas: async (request, context) => {
       const entries: AlterClientQuotasEntryResponse[] = [];
+      // Kafka's handleAlterClientQuotasRequest: AlterConfigs on the cluster, else every entry refused.
+      if (!authorizeCluster(ctx, context, 'ALTER_CONFIGS')) {
+        return { throttleTimeMs: 0, entries: request.entries.map((e) => ({ errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code, errorMessage: null, entity: e.entity })) };
+      }
       for (const e of request.entries) {
         const result = await writes.run(async () => {
           try {

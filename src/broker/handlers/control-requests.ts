@@ -6,6 +6,7 @@ import { UpdateMetadataRequest, UpdateMetadataResponse } from '../../protocol/ap
 import { getLogger } from '../../common/logging/logging';
 import { GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME } from '../../common/topic';
 import { ApiHandler } from '../network/api-handler';
+import { requireClusterOperation } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 /**
@@ -17,6 +18,7 @@ const txnLog = getLogger('kafka.coordinator.transaction.TransactionCoordinator')
 
 export function createLeaderAndIsrHandler(ctx: HandlerContext): ApiHandler<LeaderAndIsrRequest, LeaderAndIsrResponse> {
   return async (request, context) => {
+    requireClusterOperation(ctx, context, 'CLUSTER_ACTION');
     if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, partitionErrors: [] };
     const version = context.header.apiVersion;
     const response = await ctx.replicaManager.becomeLeaderOrFollower(context.header.correlationId, request, version, (leaders, followers) => {
@@ -53,6 +55,7 @@ function byTopicId(request: LeaderAndIsrRequest, response: LeaderAndIsrResponse)
 export function createUpdateMetadataHandler(ctx: HandlerContext): ApiHandler<UpdateMetadataRequest, UpdateMetadataResponse> {
   const stateChangeLog = getLogger('state.change.logger', `[Broker id=${ctx.brokerId}] `);
   return (request, context) => {
+    requireClusterOperation(ctx, context, 'CLUSTER_ACTION');
     if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code };
     if (request.controllerEpoch < ctx.replicaManager.controllerEpoch) {
       stateChangeLog.warn(
@@ -69,6 +72,7 @@ export function createUpdateMetadataHandler(ctx: HandlerContext): ApiHandler<Upd
 
 export function createStopReplicaHandler(ctx: HandlerContext): ApiHandler<StopReplicaRequest, StopReplicaResponse> {
   return async (request, context) => {
+    requireClusterOperation(ctx, context, 'CLUSTER_ACTION');
     if (staleBrokerEpoch(ctx, request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH.code, partitionErrors: [] };
     const response = await ctx.replicaManager.stopReplicas(context.header.correlationId, request, context.header.apiVersion);
     for (const p of response.partitionErrors) {
@@ -80,7 +84,8 @@ export function createStopReplicaHandler(ctx: HandlerContext): ApiHandler<StopRe
 }
 
 export function createControlledShutdownHandler(ctx: HandlerContext): ApiHandler<ControlledShutdownRequest, ControlledShutdownResponse> {
-  return async (request) => {
+  return async (request, context) => {
+    requireClusterOperation(ctx, context, 'CLUSTER_ACTION');
     if (!ctx.controller.isActive) return { errorCode: ErrorCode.NOT_CONTROLLER.code, remainingPartitions: [] };
     const result = await ctx.controller.controlledShutdown(request.brokerId, request.brokerEpoch);
     return { errorCode: result.errorCode, remainingPartitions: result.remaining.map((tp) => ({ topicName: tp.topic, partitionIndex: tp.partition })) };

@@ -2,6 +2,7 @@ import { ErrorCode } from '../../common/error-codes';
 import { TopicPartition, tpKey } from '../../common/topic-partition';
 import { DeleteRecordsPartitionResult, DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/apis/delete-records';
 import { ApiHandler } from '../network/api-handler';
+import { filterByAuthorized } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 /**
@@ -11,23 +12,27 @@ import { HandlerContext } from './handler-context';
  * with the last offset given for it, as Kafka's map of partitions does.
  */
 export function createDeleteRecordsHandler(ctx: HandlerContext): ApiHandler<DeleteRecordsRequest, DeleteRecordsResponse> {
-  return async (request) => {
+  return async (request, context) => {
     const order: { key: string; tp: TopicPartition }[] = [];
     const known = new Map<string, { tp: TopicPartition; offset: number }>();
     const unknown = new Set<string>();
+    // Kafka's handleDeleteRecordsRequest: Delete on each topic.
+    const authorized = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'DELETE', 'TOPIC', request.topics.map((t) => t.name));
+    const refused = new Set<string>();
     for (const t of request.topics) {
       for (const p of t.partitions) {
         const key = tpKey(t.name, p.partitionIndex);
         const tp = { topic: t.name, partition: p.partitionIndex };
         if (!known.has(key) && !unknown.has(key)) order.push({ key, tp });
-        if (ctx.metadataCache.partitionState(tp) === undefined) unknown.add(key);
+        if (authorized !== undefined && !authorized.has(t.name)) refused.add(key);
+        else if (ctx.metadataCache.partitionState(tp) === undefined) unknown.add(key);
         else known.set(key, { tp, offset: p.offset });
       }
     }
     const results = await ctx.replicaManager.deleteRecords(request.timeoutMs, known);
     const byTopic = new Map<string, DeleteRecordsPartitionResult[]>();
     for (const { key, tp } of order) {
-      const r = results.get(key) ?? { lowWatermark: -1, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code };
+      const r = results.get(key) ?? { lowWatermark: -1, errorCode: refused.has(key) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED.code : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code };
       let list = byTopic.get(tp.topic);
       if (list === undefined) byTopic.set(tp.topic, (list = []));
       list.push({ partitionIndex: tp.partition, lowWatermark: r.lowWatermark, errorCode: r.errorCode });

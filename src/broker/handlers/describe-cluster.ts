@@ -1,6 +1,8 @@
 import { ErrorCode } from '../../common/error-codes';
 import { AUTHORIZED_OPERATIONS_OMITTED, DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/apis/describe-cluster';
 import { ApiHandler } from '../network/api-handler';
+import { CLUSTER_NAME } from '../../security/acl-binding';
+import { authorizeCluster, authorizedOperations } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 /**
@@ -18,8 +20,8 @@ export function to32BitField(codes: readonly number[]): number {
 
 /**
  * DescribeCluster (Kafka's KafkaApis.handleDescribeCluster): the live brokers on the request's listener, the
- * controller and the cluster id from the metadata cache. With no authorizer (none exists here) every CLUSTER
- * operation is allowed, which is what Kafka reports when asked for the authorized operations.
+ * controller and the cluster id from the metadata cache. Asked for the authorized operations, it reports them
+ * if the principal may describe the cluster, 0 if not (every CLUSTER operation without an authorizer).
  */
 export function createDescribeClusterHandler(ctx: HandlerContext): ApiHandler<DescribeClusterRequest, DescribeClusterResponse> {
   return (request, context) => {
@@ -31,7 +33,11 @@ export function createDescribeClusterHandler(ctx: HandlerContext): ApiHandler<De
       clusterId: ctx.clusterId,
       controllerId: cache.controllerId,
       brokers: cache.aliveBrokers(context.connection.listenerName).map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
-      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? to32BitField(CLUSTER_OPERATIONS) : AUTHORIZED_OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: !request.includeClusterAuthorizedOperations
+        ? AUTHORIZED_OPERATIONS_OMITTED
+        : authorizeCluster(ctx, context, 'DESCRIBE')
+          ? authorizedOperations(ctx, context, 'CLUSTER', CLUSTER_NAME)
+          : 0,
     };
   };
 }

@@ -7,6 +7,7 @@ import { currentLoggerLevels } from '../../common/logging/logging';
 import { topicNameError } from '../../common/topic';
 import { DescribeConfigsRequest, DescribeConfigsResourceConfig, DescribeConfigsResponse } from '../../protocol/apis/describe-configs';
 import { ApiHandler } from '../network/api-handler';
+import { configsAuthorizationError } from './alter-configs';
 import { HandlerContext } from './handler-context';
 
 const TOPIC = 2;
@@ -113,7 +114,7 @@ export function brokerLoggerEntries(): DescribeConfigsResourceConfig[] {
  * sources and synonyms as Kafka 2.8 reports them. configuration_keys narrows the entries.
  */
 export function createDescribeConfigsHandler(ctx: HandlerContext): ApiHandler<DescribeConfigsRequest, DescribeConfigsResponse> {
-  return async (request) => {
+  return async (request, context) => {
     const results: DescribeConfigsResponse['results'] = [];
     for (const r of request.resources) {
       const base = { resourceType: r.resourceType, resourceName: r.resourceName };
@@ -122,7 +123,10 @@ export function createDescribeConfigsHandler(ctx: HandlerContext): ApiHandler<De
       const fail = (code: number, message: string | null): void => {
         results.push({ errorCode: code, errorMessage: message, ...base, configs: [] });
       };
-      if (r.resourceType === TOPIC) {
+      const refused = configsAuthorizationError(ctx, context, 'DESCRIBE_CONFIGS', r);
+      if (refused !== undefined) {
+        fail(refused, null);
+      } else if (r.resourceType === TOPIC) {
         // Kafka's describeConfigs starts with Topic.validate.
         const nameError = topicNameError(r.resourceName);
         if (nameError !== undefined) {

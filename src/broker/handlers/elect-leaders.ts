@@ -3,6 +3,7 @@ import { KafkaError } from '../../common/kafka-error';
 import { TopicPartition, tpString } from '../../common/topic-partition';
 import { ElectionType, ElectLeadersReplicaElectionResult, ElectLeadersRequest, ElectLeadersResponse } from '../../protocol/apis/elect-leaders';
 import { ApiHandler } from '../network/api-handler';
+import { authorizeCluster } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 interface PartitionAnswer {
@@ -28,6 +29,12 @@ export function createElectLeadersHandler(ctx: HandlerContext): ApiHandler<Elect
       throw new KafkaError('UNKNOWN_SERVER_ERROR', `Value ${typeCode} must be one of PREFERRED, UNCLEAN`);
     }
     const electionType = typeCode === ElectionType.PREFERRED ? 'PREFERRED' : 'UNCLEAN';
+    // Kafka's handleElectReplicaLeader: Alter on the cluster, else the error at the top and in every partition.
+    if (!authorizeCluster(ctx, context, 'ALTER')) {
+      const code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code;
+      const refused = (request.topicPartitions ?? []).flatMap((t) => t.partitions.map((partition) => ({ tp: { topic: t.topic, partition }, errorCode: code, errorMessage: null })));
+      return { throttleTimeMs: 0, errorCode: code, replicaElectionResults: byTopic(refused) };
+    }
     const answers: PartitionAnswer[] = [];
     let partitions: TopicPartition[];
     if (request.topicPartitions === null) {

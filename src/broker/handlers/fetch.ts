@@ -5,7 +5,8 @@ import { TopicPartition, tpString } from '../../common/topic-partition';
 import { FetchPartitionResponse, FetchRequest, FetchResponse } from '../../protocol/apis/fetch';
 import type { LogConfig } from '../../common/config/log-config';
 import { downConvertUntilError, inflateCap } from '../../records';
-import { ApiHandler } from '../network/api-handler';
+import { ApiHandler, RequestContext } from '../network/api-handler';
+import { authorizeCluster, filterByAuthorized } from './auth-helper';
 import { HandlerContext } from './handler-context';
 import { divergingEpoch } from '../diverging-epoch';
 import type { Partition } from '../partition';
@@ -46,7 +47,10 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
     const isFollower = request.replicaId >= 0;
     const fetchContext = ctx.fetchManager.newContext(request, version, isFollower);
     if (fetchContext.errorCode !== ErrorCode.NONE.code) return { throttleTimeMs: 0, errorCode: fetchContext.errorCode, sessionId: 0, responses: [] };
-    const slots: Slot[] = fetchContext.partitions.map((p) => ({ ...p, response: emptyResponse(p.tp.partition) }));
+    const all: Slot[] = fetchContext.partitions.map((p) => ({ ...p, response: emptyResponse(p.tp.partition) }));
+    // Kafka's handleFetchRequest: a follower needs ClusterAction on the cluster, a consumer Read on each topic;
+    // refused partitions answer TOPIC_AUTHORIZATION_FAILED and are neither read nor counted as follower state.
+    const slots = ctx.authorizer === undefined ? all : authorizedSlots(ctx, context, all, isFollower);
     if (isFollower) for (const s of slots) updateFollower(ctx, request.replicaId, s);
     const asked = version >= 3 ? request.maxBytes : Number.MAX_SAFE_INTEGER;
     const clientId = context.header.clientId ?? '';
@@ -58,7 +62,8 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
     const throttle = leaderQuota === undefined ? undefined : (partition: Partition, tp: TopicPartition): boolean => !partition.isr.includes(request.replicaId) && leaderQuota.isThrottled(tp) && leaderQuota.isQuotaExceeded();
     let bytes = readAll(ctx, slots, maxBytes, version, isFollower, throttle);
     // An error or a diverging log is answered at once (Kafka's fetchMessages: errorReadingData, hasDivergingEpoch).
-    const answerNow = slots.some((s) => s.response.errorCode !== ErrorCode.NONE.code || s.response.divergingEpoch);
+    // Nothing left to read once authorization refused every partition: Kafka answers without parking.
+    const answerNow = (slots.length === 0 && all.length > 0) || slots.some((s) => s.response.errorCode !== ErrorCode.NONE.code || s.response.divergingEpoch);
     if (bytes < minBytes && !answerNow && request.maxWaitMs > 0) {
       // Parked: let go of what was read; only offsets are held while waiting.
       for (const s of slots) s.response.recordSet = EMPTY;
@@ -82,7 +87,7 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
       }
     }
     // A session's answer holds only the partitions with something new (all of them for a full fetch).
-    const answer = fetchContext.respond(slots);
+    const answer = fetchContext.respond(all);
     const byTopic = new Map<string, FetchPartitionResponse[]>();
     for (const s of answer.partitions) {
       let list = byTopic.get(s.tp.topic);
@@ -96,6 +101,21 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
       responses: [...byTopic].map(([topic, partitionResponses]) => ({ topic, partitionResponses })),
     };
   };
+}
+
+function authorizedSlots(ctx: HandlerContext, context: RequestContext, all: Slot[], isFollower: boolean): Slot[] {
+  const allowed = isFollower
+    ? authorizeCluster(ctx, context, 'CLUSTER_ACTION')
+      ? undefined
+      : new Set<string>()
+    : filterByAuthorized(ctx, context, 'READ', 'TOPIC', all.map((s) => s.tp.topic));
+  if (allowed === undefined) return all;
+  const readable: Slot[] = [];
+  for (const s of all) {
+    if (allowed.has(s.tp.topic)) readable.push(s);
+    else s.response.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code;
+  }
+  return readable;
 }
 
 function emptyResponse(partition: number): FetchPartitionResponse {

@@ -14,8 +14,9 @@ import { OffsetDeleteRequest, OffsetDeleteResponse } from '../../protocol/apis/o
 import { OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponsePartition } from '../../protocol/apis/offset-fetch';
 import { SyncGroupRequest, SyncGroupResponse } from '../../protocol/apis/sync-group';
 import { ApiHandler } from '../network/api-handler';
-import { to32BitField } from './describe-cluster';
+import { authorize, authorizeCluster, authorizedOperations, filterByAuthorized } from './auth-helper';
 import { HandlerContext } from './handler-context';
+import type { DescribedGroupInfo } from '../../rebalance/group-coordinator';
 
 /*
  * The group APIs (Kafka's KafkaApis handlers in front of the GroupCoordinator), in API key order:
@@ -23,18 +24,23 @@ import { HandlerContext } from './handler-context';
  * ListGroups, DeleteGroups, OffsetDelete. The coordinator is the broker's own (KafkaServer builds and stops it).
  */
 
-/** Kafka's AclOperation codes of the operations a GROUP resource supports (AclEntry.supportedOperations(GROUP)): READ 3, DELETE 6, DESCRIBE 8. */
-const GROUP_OPERATIONS = [3, 6, 8] as const;
-
 /** FindCoordinator's key types (CoordinatorType): 0 a group, 1 a transactional id. */
 const GROUP_KEY_TYPE = 0;
 const TRANSACTION_KEY_TYPE = 1;
 
 export function createOffsetCommitHandler(ctx: HandlerContext): ApiHandler<OffsetCommitRequest, OffsetCommitResponse> {
   return async (request, context) => {
-    const flat = request.topics.flatMap((t) =>
-      t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.committedMetadata })),
-    );
+    const every = (errorCode: number): OffsetCommitResponse => ({
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+    });
+    // Kafka's handleOffsetCommitRequest: Read on the group, then Read on each topic.
+    if (!authorize(ctx, context, 'READ', 'GROUP', request.groupId)) return every(ErrorCode.GROUP_AUTHORIZATION_FAILED.code);
+    const authorizedTopics = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'READ', 'TOPIC', request.topics.map((t) => t.name));
+    const allowed = (topic: string): boolean => authorizedTopics === undefined || authorizedTopics.has(topic);
+    const flat = request.topics
+      .filter((t) => allowed(t.name))
+      .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.committedMetadata })));
     // v0 is the ZooKeeper-era commit: any broker stores it, without group checks.
     const errors =
       context.header.apiVersion === 0
@@ -43,7 +49,10 @@ export function createOffsetCommitHandler(ctx: HandlerContext): ApiHandler<Offse
     let i = 0;
     return {
       throttleTimeMs: 0,
-      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errors[i++]! })) })),
+      topics: request.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: allowed(t.name) ? errors[i++]! : ErrorCode.TOPIC_AUTHORIZATION_FAILED.code })),
+      })),
     };
   };
 }
@@ -51,7 +60,16 @@ export function createOffsetCommitHandler(ctx: HandlerContext): ApiHandler<Offse
 export function createOffsetFetchHandler(ctx: HandlerContext): ApiHandler<OffsetFetchRequest, OffsetFetchResponse> {
   return async (request, context) => {
     const version = context.header.apiVersion;
-    const wanted = request.topics === null ? null : request.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
+    const asked = request.topics === null ? null : request.topics.flatMap((t) => t.partitionIndexes.map((partition) => ({ topic: t.name, partition })));
+    const refused = (errorCode: number, p: { partition: number }): OffsetFetchResponsePartition => ({ partitionIndex: p.partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode });
+    // Kafka's handleOffsetFetchRequest: Describe on the group (refused: the error in every asked partition and,
+    // v2+, at the top), then Describe on each topic (refused topics flagged, or left out of an all-topics fetch).
+    if (!authorize(ctx, context, 'DESCRIBE', 'GROUP', request.groupId)) {
+      const code = ErrorCode.GROUP_AUTHORIZATION_FAILED.code;
+      return { throttleTimeMs: 0, errorCode: code, topics: (request.topics ?? []).map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((partition) => refused(code, { partition })) })) };
+    }
+    const authorizedTopics = ctx.authorizer === undefined || asked === null ? undefined : filterByAuthorized(ctx, context, 'DESCRIBE', 'TOPIC', asked.map((p) => p.topic));
+    const wanted = asked === null || authorizedTopics === undefined ? asked : asked.filter((p) => authorizedTopics.has(p.topic));
     const r = await ctx.groupCoordinator.fetchOffsets(request.groupId, wanted, version > 0);
     const byTopic = new Map<string, OffsetFetchResponsePartition[]>();
     const add = (topic: string, p: OffsetFetchResponsePartition): void => {
@@ -63,7 +81,10 @@ export function createOffsetFetchHandler(ctx: HandlerContext): ApiHandler<Offset
       // v1 reports a group-level error in every partition (v2+ also in the top-level code, as Kafka does).
       for (const p of wanted) add(p.topic, { partitionIndex: p.partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: r.errorCode });
     }
+    if (authorizedTopics !== undefined) for (const p of asked ?? []) if (!authorizedTopics.has(p.topic)) add(p.topic, refused(ErrorCode.TOPIC_AUTHORIZATION_FAILED.code, p));
+    const hidden = asked === null && ctx.authorizer !== undefined ? filterByAuthorized(ctx, context, 'DESCRIBE', 'TOPIC', r.offsets.map((o) => o.topic), { logIfDenied: false }) : undefined;
     for (const o of r.offsets) {
+      if (hidden !== undefined && !hidden.has(o.topic)) continue;
       // v7's require_stable (KIP-447): an offset an open transaction will replace is not answered yet.
       if (request.requireStable && ctx.groupCoordinator.hasPendingTxnOffset(request.groupId, o)) {
         add(o.topic, { partitionIndex: o.partition, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT.code });
@@ -94,6 +115,9 @@ export function createFindCoordinatorHandler(ctx: HandlerContext): ApiHandler<Fi
       host: '',
       port: -1,
     });
+    // Kafka's handleFindCoordinatorRequest checks Describe on the group or transactional id first.
+    if (request.keyType === GROUP_KEY_TYPE && !authorize(ctx, context, 'DESCRIBE', 'GROUP', request.key)) return fail('GROUP_AUTHORIZATION_FAILED');
+    if (request.keyType === TRANSACTION_KEY_TYPE && !authorize(ctx, context, 'DESCRIBE', 'TRANSACTIONAL_ID', request.key)) return fail('TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
     let topic: string;
     let partition: number;
     if (request.keyType === GROUP_KEY_TYPE) {
@@ -120,6 +144,10 @@ export function createFindCoordinatorHandler(ctx: HandlerContext): ApiHandler<Fi
 export function createJoinGroupHandler(ctx: HandlerContext): ApiHandler<JoinGroupRequest, JoinGroupResponse> {
   return async (request, context) => {
     const version = context.header.apiVersion;
+    if (!authorize(ctx, context, 'READ', 'GROUP', request.groupId)) {
+      const code = ErrorCode.GROUP_AUTHORIZATION_FAILED.code;
+      return { throttleTimeMs: 0, errorCode: code, generationId: -1, protocolType: null, protocolName: version >= 7 ? null : '', leader: '', memberId: request.memberId, members: [] };
+    }
     const r = await ctx.groupCoordinator.joinGroup({
       groupId: request.groupId,
       memberId: request.memberId,
@@ -150,7 +178,10 @@ export function createJoinGroupHandler(ctx: HandlerContext): ApiHandler<JoinGrou
 }
 
 export function createHeartbeatHandler(ctx: HandlerContext): ApiHandler<HeartbeatRequest, HeartbeatResponse> {
-  return (request) => ({ throttleTimeMs: 0, errorCode: ctx.groupCoordinator.heartbeat(request.groupId, request.generationId, request.memberId, request.groupInstanceId) });
+  return (request, context) => ({
+    throttleTimeMs: 0,
+    errorCode: !authorize(ctx, context, 'READ', 'GROUP', request.groupId) ? ErrorCode.GROUP_AUTHORIZATION_FAILED.code : ctx.groupCoordinator.heartbeat(request.groupId, request.generationId, request.memberId, request.groupInstanceId),
+  });
 }
 
 export function createLeaveGroupHandler(ctx: HandlerContext): ApiHandler<LeaveGroupRequest, LeaveGroupResponse> {
@@ -158,6 +189,7 @@ export function createLeaveGroupHandler(ctx: HandlerContext): ApiHandler<LeaveGr
     // v3 (KIP-345) leaves a batch of members; earlier versions name one.
     const v3 = context.header.apiVersion >= 3;
     const leaving = v3 ? request.members : [{ memberId: request.memberId, groupInstanceId: null }];
+    if (!authorize(ctx, context, 'READ', 'GROUP', request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code, members: [] };
     const r = ctx.groupCoordinator.leaveGroup(request.groupId, leaving);
     return {
       throttleTimeMs: 0,
@@ -168,7 +200,10 @@ export function createLeaveGroupHandler(ctx: HandlerContext): ApiHandler<LeaveGr
 }
 
 export function createSyncGroupHandler(ctx: HandlerContext): ApiHandler<SyncGroupRequest, SyncGroupResponse> {
-  return async (request) => {
+  return async (request, context) => {
+    if (!authorize(ctx, context, 'READ', 'GROUP', request.groupId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
+    }
     const r = await ctx.groupCoordinator.syncGroup(request.groupId, request.generationId, request.memberId, request.assignments, request.groupInstanceId, {
       protocolType: request.protocolType,
       protocolName: request.protocolName,
@@ -178,13 +213,21 @@ export function createSyncGroupHandler(ctx: HandlerContext): ApiHandler<SyncGrou
 }
 
 /**
- * DescribeGroups. v3 reports the authorized operations on each group when asked (set whatever the group's error, as
- * Kafka does): with no authorizer (none exists here) every operation a GROUP supports, else Int.MinValue.
+ * DescribeGroups. Describe on each group (refused: GROUP_AUTHORIZATION_FAILED and nothing else about it). v3
+ * reports the authorized operations on each group when asked (set whatever the group's error, as Kafka does),
+ * else Int.MinValue.
  */
 export function createDescribeGroupsHandler(ctx: HandlerContext): ApiHandler<DescribeGroupsRequest, DescribeGroupsResponse> {
-  return async (request) => {
-    const groups = await mapBounded(request.groups, (g) => ctx.groupCoordinator.describeGroup(g));
-    const authorizedOperations = request.includeAuthorizedOperations ? to32BitField(GROUP_OPERATIONS) : AUTHORIZED_OPERATIONS_OMITTED;
+  return async (request, context) => {
+    const allowed = filterByAuthorized(ctx, context, 'DESCRIBE', 'GROUP', request.groups);
+    const described = await mapBounded(
+      request.groups.filter((g) => allowed.has(g)),
+      (g) => ctx.groupCoordinator.describeGroup(g),
+    );
+    const byId = new Map(described.map((g) => [g.groupId, g]));
+    const groups = request.groups.map(
+      (g) => byId.get(g) ?? { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code, groupId: g, state: '', protocolType: '', protocolName: '', members: [] as DescribedGroupInfo['members'] },
+    );
     return {
       throttleTimeMs: 0,
       groups: groups.map((g) => ({
@@ -201,7 +244,7 @@ export function createDescribeGroupsHandler(ctx: HandlerContext): ApiHandler<Des
           memberMetadata: m.metadata,
           memberAssignment: m.assignment,
         })),
-        authorizedOperations,
+        authorizedOperations: request.includeAuthorizedOperations ? authorizedOperations(ctx, context, 'GROUP', g.groupId) : AUTHORIZED_OPERATIONS_OMITTED,
       })),
     };
   };
@@ -209,14 +252,22 @@ export function createDescribeGroupsHandler(ctx: HandlerContext): ApiHandler<Des
 
 /** ListGroups: v4's states filter (empty: every group) and each group's state. */
 export function createListGroupsHandler(ctx: HandlerContext): ApiHandler<ListGroupsRequest, ListGroupsResponse> {
-  return async (request) => {
-    const groups = await ctx.groupCoordinator.listGroups(request.statesFilter);
+  return async (request, context) => {
+    const listed = await ctx.groupCoordinator.listGroups(request.statesFilter);
+    // Kafka: Describe on the cluster lists every group; otherwise only the groups the principal may describe.
+    const visible = authorizeCluster(ctx, context, 'DESCRIBE', { logIfDenied: false }) ? undefined : filterByAuthorized(ctx, context, 'DESCRIBE', 'GROUP', listed.map((g) => g.groupId), { logIfDenied: false });
+    const groups = visible === undefined ? listed : listed.filter((g) => visible.has(g.groupId));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE.code, groups: groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state })) };
   };
 }
 
 export function createDeleteGroupsHandler(ctx: HandlerContext): ApiHandler<DeleteGroupsRequest, DeleteGroupsResponse> {
-  return async (request) => ({ throttleTimeMs: 0, results: await ctx.groupCoordinator.deleteGroups(request.groupsNames) });
+  return async (request, context) => {
+    const allowed = filterByAuthorized(ctx, context, 'DELETE', 'GROUP', request.groupsNames);
+    const deleted = await ctx.groupCoordinator.deleteGroups(request.groupsNames.filter((g) => allowed.has(g)));
+    const refused = request.groupsNames.filter((g) => !allowed.has(g)).map((groupId) => ({ groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code }));
+    return { throttleTimeMs: 0, results: [...deleted, ...refused] };
+  };
 }
 
 /**
@@ -225,7 +276,9 @@ export function createDeleteGroupsHandler(ctx: HandlerContext): ApiHandler<Delet
  * with no topics (OffsetDeleteRequest.getErrorResponse).
  */
 export function createOffsetDeleteHandler(ctx: HandlerContext): ApiHandler<OffsetDeleteRequest, OffsetDeleteResponse> {
-  return async (request) => {
+  return async (request, context) => {
+    if (!authorize(ctx, context, 'DELETE', 'GROUP', request.groupId)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED.code, throttleTimeMs: 0, topics: [] };
+    const authorizedTopics = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'READ', 'TOPIC', request.topics.map((t) => t.name));
     const errors = new Map<string, Map<number, number>>();
     const set = (topic: string, partition: number, code: number): void => {
       let byPartition = errors.get(topic);
@@ -235,7 +288,8 @@ export function createOffsetDeleteHandler(ctx: HandlerContext): ApiHandler<Offse
     const known: { topic: string; partition: number }[] = [];
     for (const t of request.topics) {
       for (const p of t.partitions) {
-        if (ctx.metadataCache.partitionState({ topic: t.name, partition: p.partitionIndex }) === undefined) set(t.name, p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code);
+        if (authorizedTopics !== undefined && !authorizedTopics.has(t.name)) set(t.name, p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED.code);
+        else if (ctx.metadataCache.partitionState({ topic: t.name, partition: p.partitionIndex }) === undefined) set(t.name, p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code);
         else known.push({ topic: t.name, partition: p.partitionIndex });
       }
     }

@@ -13,6 +13,7 @@ import { ClientQuotaManager } from '../client-quota-manager';
 import { FetchManager } from '../fetch-manager';
 import { MetadataCache } from '../metadata-cache';
 import { ReplicaManager } from '../replica-manager';
+import { AclAuthorizer } from '../../security/acl-authorizer';
 
 /** What request handlers may use (Kafka's KafkaApis fields). Built once by KafkaServer, which owns every part. */
 export interface HandlerContext {
@@ -39,4 +40,6 @@ export interface HandlerContext {
   readonly dynamicBrokerConfig: DynamicBrokerConfig;
   /** Delegation tokens (KIP-48): created, renewed, expired and described here, cached on every broker. */
   readonly tokenManager: DelegationTokenManager;
+  /** authorizer.class.name's AclAuthorizer; absent, every request is allowed (see auth-helper.ts). */
+  readonly authorizer?: AclAuthorizer;
 }

@@ -4,6 +4,7 @@ import { tpString } from '../../common/topic-partition';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from '../../log/log';
 import { ListOffsetsPartitionResponse, ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/apis/list-offsets';
 import { ApiHandler } from '../network/api-handler';
+import { filterByAuthorized } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 /**
@@ -20,12 +21,14 @@ export function createListOffsetsHandler(ctx: HandlerContext): ApiHandler<ListOf
   return (request, context) => {
     const version = context.header.apiVersion;
     const fromConsumer = request.replicaId < 0;
+    const authorized = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'DESCRIBE', 'TOPIC', request.topics.map((t) => t.name));
     return {
       throttleTimeMs: 0,
       topics: request.topics.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p): ListOffsetsPartitionResponse => {
           const response: ListOffsetsPartitionResponse = { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE.code, oldStyleOffsets: [], timestamp: -1, offset: -1, leaderEpoch: -1 };
+          if (authorized !== undefined && !authorized.has(t.name)) return { ...response, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code };
           try {
             const tp = { topic: t.name, partition: p.partitionIndex };
             const partition = ctx.replicaManager.leaderPartition(tp);

@@ -3,17 +3,14 @@ import { isInternalTopic } from '../../common/topic';
 import { topicIdOf } from '../../common/uuid';
 import { METADATA_AUTHORIZED_OPERATIONS_OMITTED, MetadataRequest, MetadataResponse, MetadataResponseTopic } from '../../protocol/apis/metadata';
 import { ApiHandler } from '../network/api-handler';
-import { CLUSTER_OPERATIONS, to32BitField } from './describe-cluster';
+import { ErrorCode } from '../../common/error-codes';
+import { CLUSTER_NAME } from '../../security/acl-binding';
+import { authorizeCluster, authorizedOperations, filterByAuthorized } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
-/**
- * Kafka's AclOperation codes of the operations a TOPIC resource supports (AclEntry.supportedOperations(TOPIC)):
- * READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11. With no
- * authorizer every one of them is allowed.
- */
-const TOPIC_OPERATIONS = [3, 4, 5, 6, 7, 8, 10, 11] as const;
-const TOPIC_AUTHORIZED_OPERATIONS = to32BitField(TOPIC_OPERATIONS);
-const CLUSTER_AUTHORIZED_OPERATIONS = to32BitField(CLUSTER_OPERATIONS);
+function refusedTopic(name: string, isInternal: boolean): MetadataResponseTopic {
+  return { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code, name, isInternal, partitions: [] };
+}
 
 /**
  * Metadata from the metadata cache (never ZooKeeper). Unknown topics are auto-created when
@@ -33,9 +30,24 @@ export function createMetadataHandler(ctx: HandlerContext): ApiHandler<MetadataR
         if (t.topicId !== undefined && topicIdOf(t.topicId) !== undefined) throw new KafkaError('INVALID_REQUEST', `Topic IDs are not supported in requests for version ${version}`);
       }
     }
-    const names = all ? cache.allTopics() : [...new Set((request.topics ?? []).map((t) => t.name ?? ''))];
+    const asked = all ? cache.allTopics() : (request.topics ?? []).map((t) => t.name ?? '');
     const allowAutoCreate = ctx.config.get('auto.create.topics.enable') && (version < 4 || request.allowAutoTopicCreation);
     const topics: MetadataResponseTopic[] = [];
+    // Kafka's handleTopicMetadataRequest: Describe on each topic (all-topics requests just leave the others out,
+    // named ones get TOPIC_AUTHORIZATION_FAILED without saying whether they exist), and auto-creation needs
+    // Create on the cluster or on the topic.
+    let names = [...new Set(asked)];
+    if (ctx.authorizer !== undefined) {
+      const described = filterByAuthorized(ctx, context, 'DESCRIBE', 'TOPIC', asked, all ? { logIfDenied: false } : {});
+      for (const name of names) if (!all && !described.has(name)) topics.push(refusedTopic(name, false));
+      names = names.filter((n) => described.has(n));
+      const missing = names.filter((n) => !cache.contains(n));
+      if (allowAutoCreate && !all && missing.length > 0 && !authorizeCluster(ctx, context, 'CREATE', { logIfDenied: false })) {
+        const creatable = filterByAuthorized(ctx, context, 'CREATE', 'TOPIC', missing);
+        for (const name of missing) if (!creatable.has(name)) topics.push(refusedTopic(name, isInternalTopic(name)));
+        names = names.filter((n) => cache.contains(n) || creatable.has(n));
+      }
+    }
     for (const name of names) {
       const known = cache.topicMetadata(name, listener);
       if (known !== undefined) {
@@ -44,16 +56,18 @@ export function createMetadataHandler(ctx: HandlerContext): ApiHandler<MetadataR
       }
       topics.push({ errorCode: await ctx.autoTopicCreation.unknownTopicError(name, allowAutoCreate && !all), name, isInternal: isInternalTopic(name), partitions: [] });
     }
-    // No authorizer: every operation is allowed (AuthHelper.authorizedOperations without one); the cached topic
-    // metadata is shared, so the field is set on copies.
-    const withOperations = version >= 8 && request.includeTopicAuthorizedOperations === true ? topics.map((t) => ({ ...t, topicAuthorizedOperations: TOPIC_AUTHORIZED_OPERATIONS })) : topics;
+    // The cached topic metadata is shared, so the field is set on copies.
+    const withOperations =
+      version >= 8 && request.includeTopicAuthorizedOperations === true
+        ? topics.map((t) => (t.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED.code ? t : { ...t, topicAuthorizedOperations: authorizedOperations(ctx, context, 'TOPIC', t.name) }))
+        : topics;
     return {
       throttleTimeMs: 0,
       brokers: cache.aliveBrokers(listener),
       clusterId: ctx.clusterId,
       controllerId: cache.controllerId,
       topics: withOperations,
-      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations === true ? CLUSTER_AUTHORIZED_OPERATIONS : METADATA_AUTHORIZED_OPERATIONS_OMITTED,
+      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations === true ? authorizedOperations(ctx, context, 'CLUSTER', CLUSTER_NAME) : METADATA_AUTHORIZED_OPERATIONS_OMITTED,
     };
   };
 }

@@ -2,6 +2,7 @@ import { ErrorCode } from '../../common/error-codes';
 import { KafkaError } from '../../common/kafka-error';
 import { EpochEndOffset, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/apis/offset-for-leader-epoch';
 import { ApiHandler } from '../network/api-handler';
+import { authorizeCluster, filterByAuthorized } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 /**
@@ -12,12 +13,19 @@ import { HandlerContext } from './handler-context';
  * UNKNOWN_LEADER_EPOCH and waits for the controller.
  */
 export function createOffsetsForLeaderEpochHandler(ctx: HandlerContext): ApiHandler<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse> {
-  return (request) => ({
+  return (request, context) => {
+    // Kafka 2.8: ClusterAction on the cluster (brokers), else Describe on each topic (consumers since KIP-320).
+    const authorized =
+      ctx.authorizer === undefined || authorizeCluster(ctx, context, 'CLUSTER_ACTION', { logIfDenied: false })
+        ? undefined
+        : filterByAuthorized(ctx, context, 'DESCRIBE', 'TOPIC', request.topics.map((t) => t.topic));
+    return {
     throttleTimeMs: 0,
     topics: request.topics.map((t) => ({
       topic: t.topic,
       partitions: t.partitions.map((p): EpochEndOffset => {
         const result: EpochEndOffset = { errorCode: ErrorCode.NONE.code, partition: p.partition, leaderEpoch: -1, endOffset: -1 };
+        if (authorized !== undefined && !authorized.has(t.topic)) return { ...result, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code };
         try {
           const partition = ctx.replicaManager.leaderPartition({ topic: t.topic, partition: p.partition });
           if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch < partition.leaderEpoch) throw new KafkaError('FENCED_LEADER_EPOCH');
@@ -32,5 +40,6 @@ export function createOffsetsForLeaderEpochHandler(ctx: HandlerContext): ApiHand
         return result;
       }),
     })),
-  });
+    };
+  };
 }

@@ -6,6 +6,7 @@ import {
 } from '../../protocol/apis/alter-partition-reassignments';
 import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, OngoingTopicReassignment } from '../../protocol/apis/list-partition-reassignments';
 import { ApiHandler } from '../network/api-handler';
+import { requireClusterOperation } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 function groupByTopic<T extends { tp: TopicPartition }, P>(items: readonly T[], partition: (item: T) => P): Map<string, P[]> {
@@ -25,7 +26,8 @@ function groupByTopic<T extends { tp: TopicPartition }, P>(items: readonly T[], 
  * NOT_CONTROLLER with no partitions, as Kafka's `Right(ApiError)`.
  */
 export function createAlterPartitionReassignmentsHandler(ctx: HandlerContext): ApiHandler<AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse> {
-  return async (request) => {
+  return async (request, context) => {
+    requireClusterOperation(ctx, context, 'ALTER');
     const byTp = new Map<string, { tp: TopicPartition; replicas: number[] | null }>();
     for (const t of request.topics) {
       for (const p of t.partitions) {
@@ -46,7 +48,8 @@ export function createAlterPartitionReassignmentsHandler(ctx: HandlerContext): A
  * all) that the controller is reassigning, with their full replica set and the replicas being added and removed.
  */
 export function createListPartitionReassignmentsHandler(ctx: HandlerContext): ApiHandler<ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse> {
-  return async (request) => {
+  return async (request, context) => {
+    requireClusterOperation(ctx, context, 'DESCRIBE');
     const partitions = request.topics === null ? null : request.topics.flatMap((t) => [...new Set(t.partitionIndexes)].map((partition) => ({ topic: t.name, partition })));
     const result = await ctx.controller.listPartitionReassignments(partitions);
     if (result.errorCode !== 0) return { throttleTimeMs: 0, errorCode: result.errorCode, errorMessage: null, topics: [] };

@@ -8,6 +8,7 @@ import type { LogAppendInfo } from '../../log';
 import { CompressionType, CURRENT_MAGIC, LOG_OVERHEAD, MAGIC_OFFSET, MESSAGE_OVERHEAD_V0, RECORD_BATCH_OVERHEAD, RecordBatch } from '../../records';
 import { ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../../protocol/apis/produce';
 import { ApiHandler, CLOSE_CONNECTION, NO_RESPONSE } from '../network/api-handler';
+import { filterByAuthorized } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 const log = getLogger('kafka.server.ReplicaManager');
@@ -36,6 +37,8 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     // writes (each a round trip to libuv's pool) and, worse, let a later request on the connection append to a
     // partition before this one did, reordering a producer's pipelined batches.
     const appends: { tp: TopicPartition; response: ProducePartitionResponse; append: Promise<LogAppendInfo> }[] = [];
+    // Kafka's filterByAuthorized(WRITE, TOPIC): one cached lookup per topic, none without an authorizer.
+    const authorized = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'WRITE', 'TOPIC', request.topicData.map((t) => t.name));
     for (const topic of request.topicData) {
       const list: ProducePartitionResponse[] = [];
       byTopic.set(topic.name, list);
@@ -43,6 +46,10 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
         const response: ProducePartitionResponse = { index: pd.index, errorCode: ErrorCode.NONE.code, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1 };
         list.push(response);
         const tp = { topic: topic.name, partition: pd.index };
+        if (authorized !== undefined && !authorized.has(topic.name)) {
+          response.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code;
+          continue;
+        }
         if (acks !== 0 && acks !== 1 && acks !== -1) {
           response.errorCode = ErrorCode.INVALID_REQUIRED_ACKS.code;
           continue;

@@ -11,6 +11,7 @@ import { CreatableTopic, CreatableTopicResult, CreateTopicsRequest, CreateTopics
 import { randomUuid, topicIdBytes, topicIdOf } from '../../common/uuid';
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/apis/delete-topics';
 import { ApiHandler } from '../network/api-handler';
+import { authorizeCluster, filterByAuthorized } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 const log = getLogger('kafka.server.AdminManager');
@@ -21,9 +22,13 @@ const log = getLogger('kafka.server.AdminManager');
  * the request's timeout) until the new partitions have leaders in this broker's metadata.
  */
 export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<CreateTopicsRequest, CreateTopicsResponse> {
-  return async (request) => {
+  return async (request, context) => {
     const counts = new Map<string, number>();
     for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    // Kafka's handleCreateTopicsRequest: Create on the cluster, else on each topic.
+    const authorized =
+      ctx.authorizer === undefined || authorizeCluster(ctx, context, 'CREATE', { logIfDenied: false }) ? undefined : filterByAuthorized(ctx, context, 'CREATE', 'TOPIC', counts.keys());
+    const describable = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'DESCRIBE_CONFIGS', 'TOPIC', counts.keys(), { logIfDenied: false });
     // The topics are created with their ZooKeeper work in flight together, so that a request for a hundred topics
     // costs a few round trips, not hundreds queued behind the controller's own. Topics whose names collide
     // ('.' against '_') still go one after the other, so the later one is refused as when created alone.
@@ -32,10 +37,15 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
       if (!ctx.controller.isActive) return Promise.resolve({ name: topic.name, errorCode: ErrorCode.NOT_CONTROLLER.code, errorMessage: 'This is not the correct controller for this cluster.', ...FAILED_TOPIC });
       // As KafkaApis.handleCreateTopicsRequest: every entry of a name given twice is refused.
       if ((counts.get(topic.name) ?? 0) > 1) return Promise.resolve({ name: topic.name, errorCode: ErrorCode.INVALID_REQUEST.code, errorMessage: 'Found multiple entries for this topic.', ...FAILED_TOPIC });
+      if (authorized !== undefined && !authorized.has(topic.name)) return Promise.resolve({ name: topic.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code, errorMessage: 'Authorization failed.', ...FAILED_TOPIC });
       const key = unifyCollisionChars(topic.name);
       const outcome = (chains.get(key) ?? Promise.resolve()).then(async () => {
         try {
           const created = await createTopic(ctx, topic, request.validateOnly);
+          // Without DescribeConfigs on the topic, v5+ answers carry neither its configs nor its layout.
+          if (describable !== undefined && !describable.has(topic.name)) {
+            return { name: topic.name, errorCode: ErrorCode.NONE.code, errorMessage: null, ...FAILED_TOPIC, topicId: created.topicId };
+          }
           return { name: topic.name, errorCode: ErrorCode.NONE.code, errorMessage: null, ...created };
         } catch (err) {
           if (!(err instanceof KafkaError)) log.error(`Error creating topic ${topic.name}`, err);
@@ -48,6 +58,8 @@ export function createCreateTopicsHandler(ctx: HandlerContext): ApiHandler<Creat
       return outcome;
     });
     const results = await Promise.all(outcomes);
+    // Kafka sets the v5+ topic config error on every entry the caller may not describe, whatever its outcome.
+    if (describable !== undefined) for (const r of results) if (!describable.has(r.name)) r.topicConfigErrorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code;
     const created = request.validateOnly ? [] : results.filter((r) => r.errorCode === ErrorCode.NONE.code).map((r) => r.name);
     // Kafka's DelayedCreatePartitions: done once every created topic is in this broker's metadata.
     const cache = ctx.metadataCache;
@@ -184,11 +196,17 @@ export function createDeleteTopicsHandler(ctx: HandlerContext): ApiHandler<Delet
     }
     const responses: DeleteTopicsResponse['responses'] = [];
     const marked: string[] = [];
-    for (const t of wanted) {
+    const names = wanted.map((t) => {
       const id = topicIdOf(t.topicId);
-      const name = id === undefined ? t.name : (ctx.controller.context.topicName(id) ?? null);
+      return id === undefined ? t.name : (ctx.controller.context.topicName(id) ?? null);
+    });
+    // Kafka's handleDeleteTopicsRequest: Delete on each topic (Describe first, which Delete implies).
+    const authorized = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'DELETE', 'TOPIC', names.filter((n): n is string => n !== null));
+    for (const [i, t] of wanted.entries()) {
+      const name = names[i] ?? null;
       let code = 0;
       if (!ctx.controller.isActive) code = ErrorCode.NOT_CONTROLLER.code;
+      else if (authorized !== undefined && name !== null && !authorized.has(name)) code = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code;
       else if (!ctx.config.get('delete.topic.enable')) code = version >= 3 ? ErrorCode.TOPIC_DELETION_DISABLED.code : ErrorCode.INVALID_REQUEST.code;
       else if (name === null) code = ErrorCode.UNKNOWN_TOPIC_ID.code;
       else if (isInternalTopic(name) || topicNameError(name) !== undefined) code = ErrorCode.INVALID_TOPIC_EXCEPTION.code;
@@ -213,11 +231,14 @@ export function createDeleteTopicsHandler(ctx: HandlerContext): ApiHandler<Delet
  * with their errors; the new assignment is not built when the topic's znode could not hold it.
  */
 export function createCreatePartitionsHandler(ctx: HandlerContext): ApiHandler<CreatePartitionsRequest, CreatePartitionsResponse> {
-  return async (request) => {
+  return async (request, context) => {
     const results: CreatePartitionsResponse['results'] = [];
+    // Kafka's handleCreatePartitionsRequest: Alter on each topic.
+    const authorized = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'ALTER', 'TOPIC', request.topics.map((t) => t.name));
     for (const t of request.topics) {
       try {
         if (!ctx.controller.isActive) throw new KafkaError('NOT_CONTROLLER', 'This is not the correct controller for this cluster.');
+        if (authorized !== undefined && !authorized.has(t.name)) throw new KafkaError('TOPIC_AUTHORIZATION_FAILED', 'The topic authorization is failed.');
         const existing = await ctx.adminZk.getTopicAssignment(t.name);
         if (existing !== null && (existing.addingReplicas.size > 0 || existing.removingReplicas.size > 0)) {
           throw new KafkaError('REASSIGNMENT_IN_PROGRESS', `A partition reassignment is in progress for the topic '${t.name}'.`);

@@ -11,6 +11,12 @@ const DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]
  * not compile) and the values Kafka derives (log dirs, retention, roll time, listeners, ZooKeeper timeouts). A
  * config change at run time (dynamic configs) builds a new object rather than editing this one.
  */
+/**
+ * Kafka's two class names for its ZooKeeper-backed ACL authorizer (the 2.x one and its deprecated predecessor);
+ * kafka-ts has that authorizer (src/security/acl-authorizer.ts) and no other.
+ */
+export const ACL_AUTHORIZER_CLASS_NAMES: readonly string[] = ['kafka.security.authorizer.AclAuthorizer', 'kafka.security.auth.SimpleAclAuthorizer'];
+
 export class KafkaConfig {
   readonly values: ReadonlyMap<string, ConfigValue>;
   /** The properties as supplied (file plus overrides): which keys were set, for DescribeConfigs. */
@@ -105,16 +111,22 @@ export class KafkaConfig {
 
   /**
    * Settings that promise protection kafka-ts does not give yet stop the start-up instead of being ignored:
-   * an authorizer, ZooKeeper ACLs, SASL (its keys and SASL_* listeners), and SSL settings Node's TLS cannot
-   * honour (a JSSE provider, key or trust manager algorithms, an engine factory). A broker that took them and
-   * served everyone unauthenticated would be worse than one that refuses to start.
+   * an authorizer other than Kafka's AclAuthorizer, SASL (its keys and SASL_* listeners), and SSL settings Node's
+   * TLS cannot honour (a JSSE provider, key or trust manager algorithms, an engine factory). A broker that took
+   * them and served everyone unauthenticated would be worse than one that refuses to start.
    */
   private refuseUnprotectedPromises(): void {
     const refuse = (key: string, value: string): never => {
       throw new ConfigException(`${key}=${value} is not supported by kafka-ts yet: remove it rather than run without the protection it promises`);
     };
     const authorizer = this.get('authorizer.class.name');
-    if (authorizer !== '') refuse('authorizer.class.name', authorizer);
+    if (authorizer !== '' && !ACL_AUTHORIZER_CLASS_NAMES.includes(authorizer)) {
+      throw new ConfigException(`authorizer.class.name=${authorizer} is not supported by kafka-ts: the authorizers it has are ${ACL_AUTHORIZER_CLASS_NAMES.join(' and ')} (ACLs in ZooKeeper)`);
+    }
+    const allowEveryone = this.originals.get('allow.everyone.if.no.acl.found');
+    if (allowEveryone !== undefined && !/^(true|false)$/i.test(allowEveryone.trim())) {
+      throw new ConfigException(`Invalid value ${allowEveryone} for configuration allow.everyone.if.no.acl.found: Expected value to be either true or false`);
+    }
     const jsseOnly: Readonly<Record<string, string | null>> = {
       'ssl.provider': null,
       'ssl.keymanager.algorithm': 'SunX509',

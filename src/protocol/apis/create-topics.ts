@@ -48,6 +48,8 @@ export interface CreatableTopicResult {
   topicId?: Buffer;
   errorCode: number;
   errorMessage: string | null;
+  /** v5+ tagged (tag 0): TOPIC_AUTHORIZATION_FAILED when the caller may not describe the topic's configs. */
+  topicConfigErrorCode?: number;
   /** v5+: -1 when the creation failed. */
   numPartitions?: number;
   replicationFactor?: number;
@@ -87,6 +89,7 @@ export const CreateTopicsApi = new ApiDefinition<CreateTopicsRequest, CreateTopi
       f('topicId', 'uuid', '7+'),
       f('errorCode', 'int16', '0+'),
       f('errorMessage', 'string', '1+', { nullable: '0+', default: null }),
+      f('topicConfigErrorCode', 'int16', '5+', { default: 0, tag: 0 }),
       f('numPartitions', 'int32', '5+', { default: -1 }),
       f('replicationFactor', 'int16', '5+', { default: -1 }),
       s(

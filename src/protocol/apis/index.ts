@@ -8,11 +8,14 @@ import { AlterPartitionReassignmentsApi } from './alter-partition-reassignments'
 import { ApiVersionsApi } from './api-versions';
 import { ControlledShutdownApi } from './controlled-shutdown';
 import { CreateDelegationTokenApi } from './create-delegation-token';
+import { CreateAclsApi } from './create-acls';
 import { CreatePartitionsApi } from './create-partitions';
 import { CreateTopicsApi } from './create-topics';
+import { DeleteAclsApi } from './delete-acls';
 import { DeleteGroupsApi } from './delete-groups';
 import { DeleteRecordsApi } from './delete-records';
 import { DeleteTopicsApi } from './delete-topics';
+import { DescribeAclsApi } from './describe-acls';
 import { DescribeClientQuotasApi } from './describe-client-quotas';
 import { DescribeClusterApi } from './describe-cluster';
 import { DescribeConfigsApi } from './describe-configs';
@@ -88,6 +91,9 @@ export const Apis = {
   [ApiKey.END_TXN]: EndTxnApi,
   [ApiKey.WRITE_TXN_MARKERS]: WriteTxnMarkersApi,
   [ApiKey.TXN_OFFSET_COMMIT]: TxnOffsetCommitApi,
+  [ApiKey.DESCRIBE_ACLS]: DescribeAclsApi,
+  [ApiKey.CREATE_ACLS]: CreateAclsApi,
+  [ApiKey.DELETE_ACLS]: DeleteAclsApi,
   [ApiKey.DESCRIBE_CONFIGS]: DescribeConfigsApi,
   [ApiKey.ALTER_CONFIGS]: AlterConfigsApi,
   [ApiKey.ALTER_REPLICA_LOG_DIRS]: AlterReplicaLogDirsApi,

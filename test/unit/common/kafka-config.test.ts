@@ -102,9 +102,12 @@ describe('KafkaConfig', () => {
   });
 
   it('refuses at start-up the settings that promise protection kafka-ts does not give, naming the key', () => {
-    expect(error({ 'authorizer.class.name': 'kafka.security.authorizer.AclAuthorizer' })).toBe(
-      'authorizer.class.name=kafka.security.authorizer.AclAuthorizer is not supported by kafka-ts yet: remove it rather than run without the protection it promises',
+    expect(error({ 'authorizer.class.name': 'com.example.MyAuthorizer' })).toBe(
+      'authorizer.class.name=com.example.MyAuthorizer is not supported by kafka-ts: the authorizers it has are kafka.security.authorizer.AclAuthorizer and kafka.security.auth.SimpleAclAuthorizer (ACLs in ZooKeeper)',
     );
+    expect(config({ 'authorizer.class.name': 'kafka.security.authorizer.AclAuthorizer' }).get('authorizer.class.name')).toBe('kafka.security.authorizer.AclAuthorizer');
+    expect(config({ 'authorizer.class.name': 'kafka.security.auth.SimpleAclAuthorizer' }).get('authorizer.class.name')).toBe('kafka.security.auth.SimpleAclAuthorizer');
+    expect(error({ 'allow.everyone.if.no.acl.found': 'yes' })).toBe('Invalid value yes for configuration allow.everyone.if.no.acl.found: Expected value to be either true or false');
     expect(error({ 'sasl.enabled.mechanisms': 'PLAIN' })).toMatch(/^sasl\.enabled\.mechanisms=PLAIN is not supported/);
     expect(error({ 'listener.name.internal.plain.sasl.jaas.config': 'x' })).toMatch(/^listener\.name\.internal\.plain\.sasl\.jaas\.config=\[hidden\]/);
     expect(error({ listeners: 'SASL_SSL://:9093' })).toMatch(/^listeners=SASL_SSL:\/\/:9093 \(SASL_SSL: SASL authentication is not implemented\) is not supported/);

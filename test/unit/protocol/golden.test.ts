@@ -170,6 +170,15 @@ const NO_CLIENT_SENDS_VERSION: ReadonlyMap<string, string> = new Map([
   ['37:3', 'CreatePartitions v3: Java AdminClient 2.7+ only'],
   // DeleteGroups: kafkajs 2.2.4 and kafka-python 2.0.2 stop at v1, librdkafka 2.0.2 too.
   ['42:2', 'DeleteGroups v2 (flexible): Java AdminClient 2.4+ only'],
+  // The ACL APIs: kafkajs 2.2.4 sends v0-1 (v1 captured); its admin cannot run in the capture tool's all-APIs-at-v0
+  // pass, so v0 still needs a capture (kafka-python's create_acls/describe_acls/delete_acls, not wired into the
+  // capture tool yet). v2 (flexible) is the Java AdminClient's (2.4+).
+  ['29:0', 'DescribeAcls v0: not captured yet (kafkajs admin fails the v0 pass)'],
+  ['30:0', 'CreateAcls v0: not captured yet (kafkajs admin fails the v0 pass)'],
+  ['31:0', 'DeleteAcls v0: not captured yet (kafkajs admin fails the v0 pass)'],
+  ['29:2', 'DescribeAcls v2 (flexible): Java AdminClient 2.4+ only'],
+  ['30:2', 'CreateAcls v2 (flexible): Java AdminClient 2.4+ only'],
+  ['31:2', 'DeleteAcls v2 (flexible): Java AdminClient 2.4+ only'],
   ['11:6', 'JoinGroup v6 (flexible): Java consumer 2.4+ only'],
   ['11:7', 'JoinGroup v7 (protocol type): Java consumer 2.5+ only'],
   ['12:4', 'Heartbeat v4 (flexible): Java consumer 2.4+ only'],
