@@ -24,6 +24,7 @@ import {
   createSyncGroupHandler,
 } from './handlers/group-apis';
 import { HandlerContext } from './handlers/handler-context';
+import { createInitProducerIdHandler } from './handlers/init-producer-id';
 import { createListOffsetsHandler } from './handlers/list-offsets';
 import { createMetadataHandler } from './handlers/metadata';
 import { createOffsetsForLeaderEpochHandler } from './handlers/offsets-for-leader-epoch';
@@ -59,6 +60,7 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.CREATE_TOPICS]: createCreateTopicsHandler(ctx),
     [ApiKey.DELETE_TOPICS]: createDeleteTopicsHandler(ctx),
     [ApiKey.DELETE_RECORDS]: createDeleteRecordsHandler(ctx),
+    [ApiKey.INIT_PRODUCER_ID]: createInitProducerIdHandler(ctx),
     [ApiKey.OFFSET_FOR_LEADER_EPOCH]: createOffsetsForLeaderEpochHandler(ctx),
     [ApiKey.DESCRIBE_CONFIGS]: createDescribeConfigsHandler(ctx),
     [ApiKey.ALTER_CONFIGS]: alterConfigs.alterConfigs,

@@ -35,6 +35,8 @@ import { FetchManager } from './fetch-manager';
 import { FetchSessionCache } from './fetch-session-cache';
 import { GroupCoordinator } from '../rebalance/group-coordinator';
 import { ZkOffsetStore } from '../rebalance/zk-offset-store';
+import { ProducerIdBlockZk } from '../zk/producer-id-block-zk';
+import { ProducerIdManager } from './producer-id-manager';
 import { coordinatorPartitionFor } from '../rebalance/coordinator-placement';
 import { GROUP_METADATA_TOPIC_NAME } from '../common/topic';
 
@@ -202,6 +204,9 @@ export class KafkaServer {
     });
     groupCoordinator.startup();
     this.shutdownHooks.push(() => groupCoordinator.shutdown());
+    // Kafka's KafkaServer starts the transaction coordinator next, whose ProducerIdManager claims its first block.
+    const producerIdManager = new ProducerIdManager(this.brokerId, new ProducerIdBlockZk(zk));
+    await producerIdManager.startup();
     const adminZk = new AdminZk(zk);
     const registry = this.registry as BrokerRegistryZk;
     const apis = createKafkaApis({
@@ -221,6 +226,7 @@ export class KafkaServer {
       brokerEpoch: () => this.brokerEpoch,
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
       dynamicBrokerConfig,
+      producerIdManager,
     });
     const socketServer = new SocketServer(socketServerOptions(dynamicBrokerConfig.current, clock), new RequestDispatcher(apis));
     await socketServer.startup();

@@ -103,6 +103,7 @@ export const ErrorCode = {
   GROUP_SUBSCRIBED_TO_TOPIC: def(86, false, 'Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.'),
   INVALID_RECORD: def(87, false, 'This record has failed the validation on broker and hence will be rejected.'),
   UNSTABLE_OFFSET_COMMIT: def(88, true, 'There are unstable offsets that need to be cleared.'),
+  PRODUCER_FENCED: def(90, false, 'There is a newer producer with the same transactionalId which fences the current one.'),
   UNKNOWN_TOPIC_ID: def(100, true, 'This server does not host this topic ID.'),
   INCONSISTENT_TOPIC_ID: def(103, true, "The log's topic ID did not match the topic ID in the request"),
 } as const;

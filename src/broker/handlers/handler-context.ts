@@ -10,7 +10,21 @@ import { AutoTopicCreationManager } from '../auto-topic-creation-manager';
 import { ClientQuotaManager } from '../client-quota-manager';
 import { FetchManager } from '../fetch-manager';
 import { MetadataCache } from '../metadata-cache';
+import { ProducerIdGenerator } from '../producer-id-manager';
 import { ReplicaManager } from '../replica-manager';
+import { ErrorName } from '../../common/error-codes';
+
+/** What InitProducerId answers (Kafka's InitProducerIdResult). */
+export interface InitProducerIdResult {
+  readonly error: ErrorName;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+}
+
+/** The transaction coordinator's part of InitProducerId (non-null transactional ids). */
+export interface InitProducerIdCoordinator {
+  handleInitProducerId(transactionalId: string, transactionTimeoutMs: number, expectedProducerIdAndEpoch: { producerId: number; producerEpoch: number } | undefined): Promise<InitProducerIdResult>;
+}
 
 /** What request handlers may use (Kafka's KafkaApis fields). Built once by KafkaServer, which owns every part. */
 export interface HandlerContext {
@@ -33,4 +47,8 @@ export interface HandlerContext {
   readonly logConfigFor: (topic: string, overrides?: ReadonlyMap<string, string>) => Promise<LogConfig>;
   /** Static, `<default>` and per-broker configuration (DescribeConfigs, AlterConfigs for BROKER resources). */
   readonly dynamicBrokerConfig: DynamicBrokerConfig;
+  /** Producer ids for InitProducerId (blocks from /latest_producer_id_block). */
+  readonly producerIdManager: ProducerIdGenerator;
+  /** Transactional ids' InitProducerId; absent until the transaction coordinator runs on this broker. */
+  readonly transactionCoordinator?: InitProducerIdCoordinator;
 }

@@ -61,17 +61,13 @@ const INVALID_REQUEST = 42;
  * - sent by the brokers themselves, checked in their kafka-request.log (kafka.request.logger set to DEBUG live
  *   through IncrementalAlterConfigs BROKER_LOGGER): LeaderAndIsr, UpdateMetadata (topic creation), StopReplica
  *   (topic deletion), ControlledShutdown (a broker stopped with SIGTERM);
- * - SaslHandshake (decodable, never advertised by a plaintext broker) and InitProducerId (registered, no handler
- *   yet) are checked to be absent from ApiVersions.
+ * - SaslHandshake (decodable, never advertised by a plaintext broker) is checked to be absent from ApiVersions.
  */
 describe('every advertised API at its maximum version through NetworkClient, on 3 brokers', () => {
   let cluster: TestCluster;
   let client: NetworkClient;
   const covered = new Map<number, string>();
-  // Registered but not served: InitProducerId has no handler yet (it comes with the exactly-once issue), so the
-  // broker leaves it out of ApiVersions as Kafka leaves out what it cannot handle.
-  const NOT_SERVED: ReadonlySet<number> = new Set([InitProducerIdApi.key]);
-  const advertised = allApis().filter((a) => !NEVER_ADVERTISED.has(a.key) && !NOT_SERVED.has(a.key));
+  const advertised = allApis().filter((a) => !NEVER_ADVERTISED.has(a.key));
 
   async function sent<Req, Res>(target: Parameters<NetworkClient['request']>[0], api: ApiDefinition<Req, Res>, body: Req): Promise<Res> {
     const response = await client.request(target, api, body, { version: api.maxVersion });
@@ -161,6 +157,10 @@ describe('every advertised API at its maximum version through NetworkClient, on 
     const cluster0 = await sent('any', DescribeClusterApi, { includeClusterAuthorizedOperations: false });
     expect(cluster0).toMatchObject({ errorCode: 0, controllerId: await cluster.controllerId() });
     expect(cluster0.clusterId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+
+    const pid = await sent('any', InitProducerIdApi, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
+    expect(pid).toMatchObject({ errorCode: 0, producerEpoch: 0 });
+    expect(pid.producerId).toBeGreaterThanOrEqual(0);
   }, 90000);
 
   it('produces, fetches, lists offsets, finds epochs and deletes records on the leader', async () => {
