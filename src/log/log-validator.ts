@@ -92,7 +92,8 @@ function validateBatchHeader(batch: RecordBatch, origin: AppendOrigin): void {
     throw new KafkaError('INVALID_RECORD', `Inconsistent batch offset range [0, ${batch.lastOffsetDelta}] and count of records ${count}`);
   }
   if (origin === 'client' && batch.isControlBatch) throw new KafkaError('INVALID_RECORD', 'Clients are not allowed to write control records');
-  if (batch.producerId >= 0 && batch.baseSequence < 0) {
+  // Clients only, as Kafka's validateBatch: the coordinator's markers carry a producer id and no sequence.
+  if (origin === 'client' && batch.producerId >= 0 && batch.baseSequence < 0) {
     throw new KafkaError('INVALID_RECORD', `Invalid sequence number ${batch.baseSequence} in record batch with producerId ${batch.producerId}`);
   }
 }
