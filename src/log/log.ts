@@ -640,7 +640,7 @@ export class Log {
       if (!this.offline) {
         try {
           this.producerStateManager.updateMapEndOffset(this.nextOffset);
-          this.producerStateManager.takeSnapshot(() => this.clock.nowMs());
+          this.producerStateManager.takeSnapshot(() => this.clock.nowMs(), true);
         } catch (err) {
           this.logger.warn('The producer state snapshot could not be written at close', err);
         }

@@ -241,10 +241,10 @@ export class ProducerStateManager {
   }
 
   /** Writes `<mapEndOffset>.snapshot` unless the latest snapshot is already there. */
-  takeSnapshot(now?: () => number): void {
+  takeSnapshot(now?: () => number, sync = false): void {
     if (this.lastMapOffset <= this.lastSnapOffset) return;
     const started = now?.() ?? Date.now();
-    writeProducerSnapshot(producerSnapshotFile(this.dir, this.lastMapOffset), this.producers.values());
+    writeProducerSnapshot(producerSnapshotFile(this.dir, this.lastMapOffset), this.producers.values(), sync);
     this.logger.info(`Wrote producer snapshot at offset ${this.lastMapOffset} with ${this.producers.size} producer ids in ${(now?.() ?? Date.now()) - started} ms.`);
     this.addSnapshotOffset(this.lastMapOffset);
     this.lastSnapOffset = this.lastMapOffset;

@@ -63,6 +63,8 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
     deliveryTimeoutMs: intOption(producerProps.get('delivery.timeout.ms'), 'delivery.timeout.ms', 120000),
     maxInFlightRequestsPerConnection: intOption(producerProps.get('max.in.flight.requests.per.connection'), 'max.in.flight.requests.per.connection', 5),
     maxRequestSize: intOption(producerProps.get('max.request.size'), 'max.request.size', 1048576),
+    // As Kafka's console producer, --request-required-acks (default 1) is always set: idempotence needs acks=all too.
+    enableIdempotence: producerProps.get('enable.idempotence') === 'true',
   });
   let failed = 0;
   const pending: Promise<void>[] = [];
