@@ -154,6 +154,7 @@ export class KafkaServer {
     );
     const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults, quotas, clock, { brokerId: this.brokerId, config: dynamicBrokerConfig }, replicationQuotas);
     this.dynamicConfig = dynamicConfig;
+    await dynamicConfig.loadTopicConfigs();
     const metadataCache = new MetadataCache(this.brokerId, clock);
     const replicaManager = new ReplicaManager({
       brokerId: this.brokerId,
