@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as readline from 'node:readline';
 import { parseProperties } from '../common/config/properties';
-import { Producer } from '../client/producer';
 import { CompressionType } from '../records';
+import { newProducer } from './new-producer';
 import { CliError } from './cli';
 import { intOption, parseBrokerList, parseKeyValueArgs } from './tool-properties';
 
@@ -51,7 +51,7 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
   const acksText = o.requestRequiredAcks ?? producerProps.get('acks') ?? '1';
   const acks = acksText === 'all' ? -1 : intOption(acksText, '--request-required-acks', 1);
   if (![0, 1, -1].includes(acks)) throw new CliError(`Invalid --request-required-acks ${acksText}: expected 0, 1, -1 or all`);
-  const producer = new Producer({
+  const producer = newProducer({
     bootstrapServers: parseBrokerList(servers, o.bootstrapServer !== undefined ? '--bootstrap-server' : '--broker-list'),
     clientId: producerProps.get('client.id') ?? 'console-producer',
     acks,

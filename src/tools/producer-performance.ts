@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import { SYSTEM_CLOCK } from '../common/time';
 import { formatMetrics } from '../client/client-metrics';
-import { Producer } from '../client/producer';
 import { CompressionType } from '../records';
 import { parseProperties } from '../common/config/properties';
+import { newProducer } from './new-producer';
 import { CliError } from './cli';
 import { intOption, parseBrokerList, parseKeyValueArgs } from './tool-properties';
 
@@ -126,7 +126,7 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
   const acks = props.get('acks') === undefined ? undefined : props.get('acks') === 'all' ? -1 : intOption(props.get('acks'), 'acks', 1);
   const codec = CODECS[props.get('compression.type') ?? 'none'];
   if (codec === undefined) throw new CliError(`Invalid compression.type ${props.get('compression.type')}`);
-  const producer = new Producer({
+  const producer = newProducer({
     bootstrapServers: parseBrokerList(servers, 'bootstrap.servers'),
     clientId: props.get('client.id') ?? 'producer-performance',
     ...(acks === undefined ? {} : { acks }),

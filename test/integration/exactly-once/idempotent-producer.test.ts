@@ -12,6 +12,7 @@ import { ProduceApi, ProducePartitionResponse } from '../../../src/protocol/apis
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { CompressionType } from '../../../src/records/compression-type';
 import { topicsTool } from '../replication/replication-helpers';
+import { runTool } from '../../helpers/run-tool';
 
 /**
  * The idempotent producer on 3 brokers (RF 3, min.insync.replicas 2): InitProducerId, sequence checks at the
@@ -31,13 +32,14 @@ describe('idempotent producer, 3 brokers', () => {
       ['idem-py', ['--partitions', '1', '--replication-factor', '3', '--config', 'min.insync.replicas=2']],
       ['idem-failover', ['--partitions', '1', '--replication-factor', '3', '--config', 'min.insync.replicas=2']],
       ['idem-own', ['--partitions', '1', '--replication-factor', '3', '--config', 'min.insync.replicas=2']],
+      ['idem-tools', ['--partitions', '1', '--replication-factor', '3', '--config', 'min.insync.replicas=2']],
       // One replica, on broker 2: its restarts are what the producer state must survive.
       ['idem-restart', ['--replica-assignment', '2', '--config', 'segment.bytes=2000']],
     ] as const) {
       const created = await topicsTool(cluster, '--create', '--topic', topic, ...extra);
       expect(created.code).toBe(0);
     }
-    for (const t of ['idem', 'idem-raw', 'idem-py', 'idem-failover', 'idem-own', 'idem-restart']) await cluster.waitForLeaders(t, t === 'idem' ? 2 : 1);
+    for (const t of ['idem', 'idem-raw', 'idem-py', 'idem-failover', 'idem-own', 'idem-tools', 'idem-restart']) await cluster.waitForLeaders(t, t === 'idem' ? 2 : 1);
     client = new NetworkClient({ bootstrapServers: cluster.bootstrap.split(',') });
   }, 180000);
 
@@ -161,6 +163,20 @@ describe('idempotent producer, 3 brokers', () => {
     const values = (await consumeAll('idem-own')).map((r) => r.value);
     expect(values).toEqual(Array.from({ length: 4000 }, (_v, i) => `o-${i}`));
   }, 180000);
+
+  it('kafka-producer-perf-test and kafka-console-producer take enable.idempotence=true (the console one needs acks=all, as Kafka’s)', async () => {
+    const perf = await runTool('kafka-producer-perf-test', ['--topic', 'idem-tools', '--num-records', '5000', '--record-size', '50', '--throughput', '-1', '--producer-props', `bootstrap.servers=${cluster.bootstrap}`, 'enable.idempotence=true']);
+    expect(perf.code).toBe(0);
+    expect(perf.output).toMatch(/5000 records sent/);
+    const refused = await runTool('kafka-console-producer', ['--bootstrap-server', cluster.bootstrap, '--topic', 'idem-tools', '--producer-property', 'enable.idempotence=true'], { input: 'x\n' });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('Exception in thread "main" org.apache.kafka.common.config.ConfigException: Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence.');
+    const console = await runTool('kafka-console-producer', ['--bootstrap-server', cluster.bootstrap, '--topic', 'idem-tools', '--request-required-acks', 'all', '--producer-property', 'enable.idempotence=true'], { input: 'c-1\nc-2\n' });
+    expect(console.code).toBe(0);
+    const values = (await consumeAll('idem-tools')).map((r) => r.value);
+    expect(values).toHaveLength(5002);
+    expect(values.slice(-2)).toEqual(['c-1', 'c-2']);
+  }, 90000);
 
   it('answers a raw duplicate with its original offset without writing it, and refuses a gap with 45', async () => {
     const pid = await initProducerId();
