@@ -26,8 +26,8 @@ const RECORDS = Number(process.env['BENCH_RECORDS'] ?? 2000000);
 const SUSTAIN_S = Number(process.env['BENCH_SUSTAIN_S'] ?? 300);
 const BIG_LOG_GB = Number(process.env['BENCH_BIG_LOG_GB'] ?? 20);
 const RECORD_SIZE = 100;
-/** BENCH_CASES=produce,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,peers runs only those (default: all). */
-const CASES = new Set((process.env['BENCH_CASES'] ?? 'raw,produce,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,large,fsync,rf3large,peers').split(',').map((c) => c.trim()));
+/** BENCH_CASES=produce,idempotent,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,peers runs only those (default: all). */
+const CASES = new Set((process.env['BENCH_CASES'] ?? 'raw,produce,idempotent,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,large,fsync,rf3large,peers').split(',').map((c) => c.trim()));
 /** Issue 13's large-record cases: BENCH_LARGE_RECORDS records of 1 KiB (default 500000: 488 MiB). */
 const LARGE_RECORDS = Number(process.env['BENCH_LARGE_RECORDS'] ?? 500000);
 const LARGE_SIZE = 1024;
@@ -228,8 +228,14 @@ async function main(): Promise<void> {
     const props = { 'num.partitions': '6', 'log.segment.bytes': '1073741824', 'log.retention.bytes': '-1' };
     const broker = await BrokerProcess.start({ brokerId: 0, zkConnect: connect, props });
     const bootstrap = `127.0.0.1:${broker.port}`;
-    for (const t of ['perf', 'kcat', 'kafkajs', 'e2e', 'sustain', 'empty', 'big']) await topics(connect, '--create', '--topic', t, '--partitions', '6', '--replication-factor', '1');
-    if (want('produce') || want('consume')) await producePerf('produce_1broker', bootstrap, 'perf', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
+    for (const t of ['perf', 'perf-idempotent', 'kcat', 'kafkajs', 'e2e', 'sustain', 'empty', 'big']) await topics(connect, '--create', '--topic', t, '--partitions', '6', '--replication-factor', '1');
+    const plain = want('produce') || want('consume') ? await producePerf('produce_1broker', bootstrap, 'perf', ['acks=1', 'batch.size=65536', 'linger.ms=5']) : undefined;
+    if (want('idempotent')) {
+      // The same case with enable.idempotence (acks=all, which one broker answers as acks=1 does): producer ids,
+      // sequences and the broker's duplicate check per batch. Goal: within 10 % of plain.
+      const idem = await producePerf('produce_1broker_idempotent', bootstrap, 'perf-idempotent', ['acks=all', 'enable.idempotence=true', 'batch.size=65536', 'linger.ms=5']);
+      if (plain !== undefined) ratioReport('produce_idempotent_vs_plain', idem['records_per_s'] as number, plain['records_per_s'] as number, 0.9, 'records/s of the idempotent producer against the plain produce case');
+    }
     if (want('consume')) {
       const consumed = await runConsumerPerformance({ bootstrapServer: bootstrap, topic: 'perf', messages: String(RECORDS), fetchSize: '1048576', timeout: '10000' }, quiet(), quiet());
       report('consume_1broker', { records_per_s: Math.round(consumed.recordsPerSec), mb_per_s: consumed.mbPerSec });

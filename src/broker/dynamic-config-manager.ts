@@ -296,6 +296,16 @@ export class DynamicConfigManager {
     else this.broker.config.updateBrokerConfig(config);
   }
 
+  /**
+   * At start-up, before anything is served: the logs just loaded get their topic's overrides from
+   * /config/topics (Kafka's LogManager reads them before loading; without this a restarted broker ran its logs on
+   * the broker defaults — min.insync.replicas, segment.bytes, retention — until the next change notification).
+   */
+  async loadTopicConfigs(): Promise<void> {
+    const topics = new Set(this.logManager.allLogs().map((l) => l.topicPartition.topic));
+    for (const topic of topics) this.logManager.updateTopicConfig(topic, await this.logConfigFor(topic));
+  }
+
   /** The broker's log defaults changed: each topic's logs get their config rebuilt on the new defaults. */
   private async applyLogDefaults(): Promise<void> {
     this.logManager.updateDefaultConfig(createLogConfig(this.brokerDefaults));

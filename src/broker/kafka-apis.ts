@@ -26,12 +26,12 @@ import {
   createSyncGroupHandler,
 } from './handlers/group-apis';
 import { HandlerContext } from './handlers/handler-context';
+import { createInitProducerIdHandler } from './handlers/init-producer-id';
 import { createListOffsetsHandler } from './handlers/list-offsets';
 import { createMetadataHandler } from './handlers/metadata';
 import { createOffsetsForLeaderEpochHandler } from './handlers/offsets-for-leader-epoch';
 import { createAlterPartitionReassignmentsHandler, createListPartitionReassignmentsHandler } from './handlers/partition-reassignments';
 import { createProduceHandler } from './handlers/produce';
-import { createInterimInitProducerIdHandler } from './handlers/init-producer-id-interim';
 import { createAddOffsetsToTxnHandler, createAddPartitionsToTxnHandler, createEndTxnHandler, createTxnOffsetCommitHandler } from './handlers/transaction-apis';
 import { createWriteTxnMarkersHandler } from './handlers/write-txn-markers';
 import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteTopicsHandler } from './handlers/topic-admin';
@@ -65,7 +65,7 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.CREATE_TOPICS]: createCreateTopicsHandler(ctx),
     [ApiKey.DELETE_TOPICS]: createDeleteTopicsHandler(ctx),
     [ApiKey.DELETE_RECORDS]: createDeleteRecordsHandler(ctx),
-    [ApiKey.INIT_PRODUCER_ID]: createInterimInitProducerIdHandler(ctx),
+    [ApiKey.INIT_PRODUCER_ID]: createInitProducerIdHandler(ctx),
     [ApiKey.OFFSET_FOR_LEADER_EPOCH]: createOffsetsForLeaderEpochHandler(ctx),
     [ApiKey.ADD_PARTITIONS_TO_TXN]: createAddPartitionsToTxnHandler(ctx),
     [ApiKey.ADD_OFFSETS_TO_TXN]: createAddOffsetsToTxnHandler(ctx),

@@ -165,6 +165,7 @@ export class KafkaServer {
     );
     const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults, quotas, clock, { brokerId: this.brokerId, config: dynamicBrokerConfig }, replicationQuotas);
     this.dynamicConfig = dynamicConfig;
+    await dynamicConfig.loadTopicConfigs();
     const metadataCache = new MetadataCache(this.brokerId, clock);
     const replicaManager = new ReplicaManager({
       brokerId: this.brokerId,
@@ -254,6 +255,7 @@ export class KafkaServer {
       dynamicBrokerConfig,
       tokenManager,
       authorizer,
+      producerIdManager,
     });
     const socketServer = new SocketServer(socketServerOptions(dynamicBrokerConfig.current, clock), new RequestDispatcher(apis));
     await socketServer.startup();

@@ -6,6 +6,9 @@ import { SerialQueue } from '../common/serial-queue';
 import { KafkaError } from '../common/kafka-error';
 import { ProduceApi, ProduceResponse } from '../protocol/apis/produce';
 import { CompressionType, RecordBatchBuilder, RecordHeader } from '../records';
+import type { RecordBatchBuilderOptions } from '../records/record-batch-builder';
+import { InitProducerIdApi } from '../protocol/apis/init-producer-id';
+import { backoffMs } from './exponential-backoff';
 import { ClientMetrics } from './client-metrics';
 import { DefaultPartitioner } from './default-partitioner';
 import { NetworkClient } from './network-client';
@@ -34,7 +37,18 @@ export interface ProducerOptions {
   maxInFlightRequestsPerConnection?: number;
   /** max.request.size (default 1048576): a Produce request takes batches up to this size (at least one). */
   maxRequestSize?: number;
+  /**
+   * enable.idempotence (default false): a producer id from InitProducerId, a sequence per partition, retries that
+   * neither duplicate nor reorder. Kafka's ProducerConfig rules: acks must be all (the default then), retries
+   * non-zero, max.in.flight.requests.per.connection at most 5.
+   */
+  enableIdempotence?: boolean;
   clock?: Clock;
+}
+
+/** Kafka's ConfigException: a producer setting that cannot work. */
+export class ProducerConfigError extends Error {
+  override readonly name = 'ConfigException';
 }
 
 export interface RecordMetadata {
@@ -54,6 +68,8 @@ interface Batch {
   topic: string;
   partition: number;
   builder: RecordBatchBuilder;
+  /** The builder's options: the producer id, epoch and sequence are set on them when the batch is first sent. */
+  header: RecordBatchBuilderOptions;
   callbacks: (SendCallback | undefined)[];
   cookies: number[];
   createdMs: number;
@@ -67,7 +83,9 @@ interface Batch {
  * partition per request, with up to max.in.flight.requests.per.connection requests outstanding per leader. While
  * a leader has that many, ready batches for it keep filling, which is how Kafka batches under load even with
  * linger.ms=0. As in Kafka without idempotence, a retried batch may land behind a later one of its partition
- * unless max.in.flight.requests.per.connection=1.
+ * unless max.in.flight.requests.per.connection=1; with enable.idempotence each batch carries the producer id and
+ * a per-partition sequence, given when it is first sent, so a retry is answered as a duplicate and batches that
+ * were refused behind a failed one go again after it, in sequence order.
  */
 export class Producer {
   readonly client: NetworkClient;
@@ -80,6 +98,11 @@ export class Producer {
   /** Partitions with a batch waiting out retry.backoff.ms: nothing more of theirs is sent meanwhile. */
   private readonly retrying = new Map<string, number>();
   private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId' | 'clock' | 'security'>>;
+  /** Idempotence: the producer id and epoch (InitProducerId), the next sequence and last acknowledged one per partition. */
+  private producerIdAndEpoch: { producerId: number; producerEpoch: number } | undefined;
+  private initializing: Promise<void> | undefined;
+  private readonly nextSequence = new Map<string, number>();
+  private readonly lastAckedSequence = new Map<string, number>();
   private readonly clock: Clock;
   private lingerTimer: TimerHandle | undefined;
   private lingerImmediate: NodeJS.Immediate | undefined;
@@ -123,8 +146,11 @@ export class Producer {
       recordError: this.metrics.sensor(group, 'record-error', ['total', 'rate']),
       batchSize: this.metrics.sensor(group, 'batch-size', ['avg', 'max']),
     };
+    const idempotent = options.enableIdempotence ?? false;
     this.o = {
-      acks: options.acks ?? 1,
+      // Kafka 2.8: acks defaults to all when idempotence is on.
+      acks: options.acks ?? (idempotent ? -1 : 1),
+      enableIdempotence: idempotent,
       compression: options.compression ?? CompressionType.NONE,
       batchSize: options.batchSize ?? 16384,
       lingerMs: options.lingerMs ?? 0,
@@ -136,6 +162,12 @@ export class Producer {
       maxRequestSize: options.maxRequestSize ?? 1048576,
     };
     if (![0, 1, -1].includes(this.o.acks)) throw new KafkaError('INVALID_REQUIRED_ACKS', `Invalid value ${this.o.acks} for configuration acks`);
+    if (idempotent) {
+      // ProducerConfig.maybeOverrideEnableIdempotence's checks and messages.
+      if (this.o.maxInFlightRequestsPerConnection > 5) throw new ProducerConfigError('Must set max.in.flight.requests.per.connection to at most 5 to use the idempotent producer.');
+      if (this.o.retries === 0) throw new ProducerConfigError('Must set retries to non-zero when using the idempotent producer.');
+      if (this.o.acks !== -1) throw new ProducerConfigError('Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence.');
+    }
   }
 
   /** Partition count of a topic, waiting (up to delivery.timeout.ms) for it to exist with leaders. */
@@ -214,7 +246,9 @@ export class Producer {
       // and that many fresh 16 KiB buffers (memory outside the JS heap) forced a full garbage collection several
       // times a second. Room for twice what this partition's last batch took still avoids regrowing it.
       const initialCapacity = Math.min(this.o.batchSize + 1024, Math.max(1024, 2 * (this.lastBatchBytes.get(tp) ?? this.o.batchSize)));
-      batch = { topic, partition: p, builder: new RecordBatchBuilder({ compression: this.o.compression, initialCapacity }), callbacks: [], cookies: [], createdMs: this.clock.nowMs() };
+      // The builder keeps this options object and reads its producer fields at build(): filled in at first send.
+      const header: RecordBatchBuilderOptions = { compression: this.o.compression, initialCapacity };
+      batch = { topic, partition: p, builder: new RecordBatchBuilder(header), header, callbacks: [], cookies: [], createdMs: this.clock.nowMs() };
       this.open.set(tp, batch);
     }
     batch.callbacks.push(callback);
@@ -308,6 +342,12 @@ export class Producer {
 
   /** Sends queued batches, one per partition per request, while their leaders have requests to spare. */
   private drain(): void {
+    if (this.o.enableIdempotence && this.producerIdAndEpoch === undefined) {
+      // The producer id is asked for with the first record, not before.
+      if (this.open.size > 0 || this.queued.size > 0) this.initProducerId();
+      else this.maybeIdle();
+      return;
+    }
     this.takeReadyBatches();
     const byLeader = new Map<number, string[]>();
     for (const [tp, q] of this.queued) {
@@ -328,6 +368,7 @@ export class Producer {
           const bytes = head.builder.estimatedSizeInBytes();
           if (batches.length > 0 && size + bytes > this.o.maxRequestSize) continue;
           this.queued.get(tp)?.shift();
+          if (this.producerIdAndEpoch !== undefined && head.header.baseSequence === undefined) this.assignSequence(tp, head);
           batches.push(head);
           size += bytes;
         }
@@ -370,7 +411,7 @@ export class Producer {
           const r = findPartition(response, b.topic, b.partition);
           if (r === undefined) this.fail(b, new KafkaError('UNKNOWN_SERVER_ERROR', 'Partition missing from the produce response'));
           else if (r.errorCode === ErrorCode.NONE.code) this.complete(b, r.baseOffset);
-          else if (isRetriable(r.errorCode) && this.canRetry(b)) retry.push(b);
+          else if ((isRetriable(r.errorCode) || this.isRetriableGap(b, r.errorCode)) && this.canRetry(b)) retry.push(b);
           else this.fail(b, KafkaError.fromCode(r.errorCode));
         }
       }
@@ -399,7 +440,11 @@ export class Producer {
         const tp = tps[i] as string;
         let q = this.queued.get(tp);
         if (!q) this.queued.set(tp, (q = []));
-        q.unshift(retry[i] as Batch);
+        const b = retry[i] as Batch;
+        // Idempotent: by sequence, since batches that were behind it in flight come back in any order.
+        const seq = b.header.baseSequence;
+        const at = seq === undefined ? 0 : q.findIndex((x) => x.header.baseSequence === undefined || (x.header.baseSequence as number) > seq);
+        q.splice(at < 0 ? q.length : at, 0, b);
         const n = (this.retrying.get(tp) ?? 1) - 1;
         if (n > 0) this.retrying.set(tp, n);
         else this.retrying.delete(tp);
@@ -411,7 +456,72 @@ export class Producer {
     return this.clock.nowMs() - b.createdMs < this.o.deliveryTimeoutMs;
   }
 
+  /** InitProducerId (null transactional id) before anything is sent, retried until delivery.timeout.ms. */
+  private initProducerId(): void {
+    if (this.initializing !== undefined) return;
+    const deadline = this.clock.nowMs() + this.o.deliveryTimeoutMs;
+    this.initializing = (async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const r = await this.client.request('any', InitProducerIdApi, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
+          if (r.errorCode === ErrorCode.NONE.code) {
+            this.producerIdAndEpoch = { producerId: r.producerId, producerEpoch: r.producerEpoch };
+            return;
+          }
+          if (!isRetriable(r.errorCode)) throw KafkaError.fromCode(r.errorCode);
+        } catch (err) {
+          if (!(err instanceof KafkaError && err.retriable) || this.clock.nowMs() >= deadline) throw err;
+        }
+        await this.clock.sleep(backoffMs(attempt, this.o.retryBackoffMs, 1000));
+      }
+    })()
+      .catch((err: unknown) => {
+        // Every record waiting fails: nothing can be sent without a producer id.
+        const error = err instanceof Error ? err : new Error(String(err));
+        for (const [tp, b] of [...this.open]) {
+          this.open.delete(tp);
+          this.fail(b, error);
+        }
+        for (const [tp, q] of [...this.queued]) {
+          this.queued.delete(tp);
+          for (const b of q) this.fail(b, error);
+        }
+      })
+      .finally(() => {
+        this.initializing = undefined;
+        if (this.producerIdAndEpoch !== undefined) this.drain();
+        else this.maybeIdle();
+      });
+  }
+
+  private assignSequence(tp: string, b: Batch): void {
+    const pe = this.producerIdAndEpoch as { producerId: number; producerEpoch: number };
+    const seq = this.nextSequence.get(tp) ?? 0;
+    b.header.producerId = pe.producerId;
+    b.header.producerEpoch = pe.producerEpoch;
+    b.header.baseSequence = seq;
+    // Sequences wrap at Integer.MAX_VALUE, as Kafka's.
+    const next = seq + b.builder.numRecords;
+    this.nextSequence.set(tp, next > 0x7fffffff ? next - 0x80000000 : next);
+  }
+
+  /**
+   * OUT_OF_ORDER_SEQUENCE_NUMBER for a batch sent behind one that failed: the broker refused it because its
+   * predecessor is missing, and it goes again after it (Kafka's Sender retries such batches). For the batch right
+   * after the last acknowledged one it is a real loss, and fails.
+   */
+  private isRetriableGap(b: Batch, errorCode: number): boolean {
+    if (errorCode !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER.code || b.header.baseSequence === undefined) return false;
+    const lastAcked = this.lastAckedSequence.get(tpString(b)) ?? -1;
+    return b.header.baseSequence !== lastAcked + 1;
+  }
+
   private complete(b: Batch, baseOffset: number): void {
+    if (b.header.baseSequence !== undefined) {
+      const tp = tpString(b);
+      const last = b.header.baseSequence + b.builder.numRecords - 1;
+      if (last > (this.lastAckedSequence.get(tp) ?? -1)) this.lastAckedSequence.set(tp, last);
+    }
     for (let i = 0; i < b.callbacks.length; i++) b.callbacks[i]?.(null, b.topic, b.partition, baseOffset < 0 ? -1 : baseOffset + i, b.cookies[i] as number);
   }
 
@@ -421,7 +531,7 @@ export class Producer {
   }
 
   private isIdle(): boolean {
-    return this.open.size === 0 && this.queued.size === 0 && this.inFlightRequests.size === 0 && this.retrying.size === 0;
+    return this.open.size === 0 && this.queued.size === 0 && this.inFlightRequests.size === 0 && this.retrying.size === 0 && this.initializing === undefined;
   }
 
   private maybeIdle(): void {

@@ -10,6 +10,8 @@ import { TopicPartition, tpString } from '../common/topic-partition';
 export const LOG_FILE_SUFFIX = '.log';
 export const INDEX_FILE_SUFFIX = '.index';
 export const TIME_INDEX_FILE_SUFFIX = '.timeindex';
+/** Producer state snapshots (Kafka's Log.ProducerSnapshotFileSuffix). */
+export const PRODUCER_SNAPSHOT_FILE_SUFFIX = '.snapshot';
 /** A segment file waiting for asynchronous deletion. */
 export const DELETED_FILE_SUFFIX = '.deleted';
 /** The cleaner's output, then the cleaned segment being swapped in (LogCleaner, Log.replaceSegment). */
@@ -41,6 +43,11 @@ export function offsetIndexFile(dir: string, baseOffset: number, suffix = ''): s
 
 export function timeIndexFile(dir: string, baseOffset: number, suffix = ''): string {
   return path.join(dir, filenamePrefixFromOffset(baseOffset) + TIME_INDEX_FILE_SUFFIX + suffix);
+}
+
+/** `<offset>.snapshot`: the producer state of everything below `offset`. */
+export function producerSnapshotFile(dir: string, offset: number): string {
+  return path.join(dir, filenamePrefixFromOffset(offset) + PRODUCER_SNAPSHOT_FILE_SUFFIX);
 }
 
 /** The base offset of a segment file name such as `00000000000000000042.log` (or NaN). */

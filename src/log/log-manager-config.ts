@@ -28,6 +28,8 @@ export interface LogManagerConfig {
   readonly cleanerEnable: boolean;
   /** log.cleaner.backoff.ms: how often the cleaner looks for a log to clean. */
   readonly cleanerBackoffMs: number;
+  /** transactional.id.expiration.ms: Kafka 2.8 expires idle producers' state in each log after it. */
+  readonly producerIdExpirationMs?: number;
 }
 
 const d = KafkaConfig.defaultOf;
@@ -44,6 +46,7 @@ export const DEFAULT_LOG_MANAGER_CONFIG: LogManagerConfig = Object.freeze({
   fileDeleteDelayMs: d('log.segment.delete.delay.ms'),
   cleanerEnable: d('log.cleaner.enable'),
   cleanerBackoffMs: d('log.cleaner.backoff.ms'),
+  producerIdExpirationMs: d('transactional.id.expiration.ms'),
 });
 
 /** The LogManager settings of a broker's configuration (Kafka's LogManager.apply reads the same KafkaConfig values). */
@@ -59,5 +62,6 @@ export function logManagerConfigFrom(config: KafkaConfig): LogManagerConfig {
     fileDeleteDelayMs: config.get('log.segment.delete.delay.ms'),
     cleanerEnable: config.get('log.cleaner.enable'),
     cleanerBackoffMs: config.get('log.cleaner.backoff.ms'),
+    producerIdExpirationMs: config.get('transactional.id.expiration.ms'),
   });
 }

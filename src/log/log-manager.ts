@@ -59,6 +59,9 @@ export interface LogManagerParams {
  * replication-offset-checkpoint, and writes `.kafka_cleanshutdown` after a clean shutdown so the next start
  * skips recovery.
  */
+/** Kafka's LogManager.ProducerIdExpirationCheckIntervalMs. */
+const PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 10 * 60 * 1000;
+
 export class LogManager {
   readonly failureChannel: LogDirFailureChannel;
   private readonly logger = getLogger('kafka.log.LogManager');
@@ -223,7 +226,7 @@ export class LogManager {
       const logDir = path.join(dir, isFuture ? logFutureDirName(tp) : logDirName(tp));
       const existed = fs.existsSync(logDir);
       try {
-        const log = Log.open({ dir: logDir, config: effective, clock: this.p.clock, scheduler: this.p.scheduler, failureChannel: this.failureChannel, hadCleanShutdown: true });
+        const log = Log.open({ dir: logDir, config: effective, clock: this.p.clock, scheduler: this.p.scheduler, failureChannel: this.failureChannel, hadCleanShutdown: true, producerIdExpirationMs: this.p.config.producerIdExpirationMs });
         (isFuture ? this.futureLogs : this.logs).set(tpString(tp), log);
         this.logger.info(`Created log for partition ${tpString(tp)} in ${logDir} with properties {${this.describeOverrides(effective)}}`);
         // The preferred dir has been used.
@@ -329,6 +332,7 @@ export class LogManager {
         clock: this.p.clock,
         scheduler: this.p.scheduler,
         failureChannel: this.failureChannel,
+        producerIdExpirationMs: this.p.config.producerIdExpirationMs,
         hadCleanShutdown: true,
         recoveryPoint,
         logStartOffset,
@@ -522,6 +526,7 @@ export class LogManager {
         clock: this.p.clock,
         scheduler: this.p.scheduler,
         failureChannel: this.failureChannel,
+        producerIdExpirationMs: this.p.config.producerIdExpirationMs,
         hadCleanShutdown,
         recoveryPoint: recoveryPoints.get(key) ?? 0,
         logStartOffset: logStartOffsets.get(key) ?? 0,
@@ -583,6 +588,15 @@ export class LogManager {
     this.cleanerRunning = true;
     this.startCleaner(delay);
     this.tasks.push(s.schedule('highwatermark-checkpoint', () => this.checkpointHighWatermarks(), c.highWatermarkCheckpointIntervalMs, c.highWatermarkCheckpointIntervalMs));
+    // Kafka 2.8 schedules one such check per log; one task over all logs does the same work.
+    this.tasks.push(s.schedule('PeriodicProducerExpirationCheck', () => this.removeExpiredProducers(), PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS));
+  }
+
+  private async removeExpiredProducers(): Promise<void> {
+    for (const log of [...this.logs.values(), ...this.futureLogs.values()]) {
+      if (log.isOffline) continue;
+      await log.removeExpiredProducers();
+    }
   }
 
   private scheduleDirDeletion(dir: string): void {

@@ -4,7 +4,7 @@ import { KafkaError } from '../common/kafka-error';
 import { getLogger, Logger } from '../common/logging/logging';
 import { Clock } from '../common/time';
 import { Scheduler } from '../common/scheduler';
-import { batchesIn } from '../records/record-batch';
+import { batchesIn, RecordBatch } from '../records/record-batch';
 import { CLEANED_FILE_SUFFIX, DELETED_FILE_SUFFIX, FUTURE_DIR_SUFFIX, LEADER_EPOCH_CHECKPOINT_FILE, SWAP_FILE_SUFFIX, logFile, offsetIndexFile, parseTopicPartitionName, timeIndexFile } from './log-file-names';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache';
 import { isDeletePolicy, LogConfig } from '../common/config/log-config';
@@ -15,6 +15,7 @@ import { LogSegment } from './log-segment';
 import { LogSegments } from './log-segments';
 import { AppendOrigin, ValidatedRecords, validateAndAssignOffsets, validateFollowerRecords } from './log-validator';
 import { LogWritePipeline } from './log-write-pipeline';
+import { ProducerStateManager } from './producer-state-manager';
 import { SerialQueue } from '../common/serial-queue';
 import { TopicPartition, tpString } from '../common/topic-partition';
 
@@ -29,7 +30,12 @@ export interface LogOpenParams {
   readonly highWatermark?: number;
   readonly hadCleanShutdown?: boolean;
   readonly failureChannel?: LogDirFailureChannel;
+  /** How long an idle producer's state is kept (Kafka 2.8: transactional.id.expiration.ms, default 7 days). */
+  readonly producerIdExpirationMs?: number;
 }
+
+/** transactional.id.expiration.ms's default: what Kafka 2.8's LogManager gives each log as maxProducerIdExpirationMs. */
+export const DEFAULT_PRODUCER_ID_EXPIRATION_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface LogAppendInfo {
   /** First offset assigned (−1 for an empty append). */
@@ -87,6 +93,8 @@ export type LogStartOffsetIncrementReason = 'client delete records request' | 'l
 export class Log {
   readonly topicPartition: TopicPartition;
   readonly leaderEpochCache: LeaderEpochFileCache;
+  /** Producer ids, epochs and sequences of this partition, with their `<offset>.snapshot` files. */
+  readonly producerStateManager: ProducerStateManager;
   private readonly logger: Logger;
   private readonly queue = new SerialQueue();
   private readonly clock: Clock;
@@ -158,6 +166,10 @@ export class Log {
     this.segments = loaded.segments;
     this.nextOffset = loaded.nextOffset;
     this.nextOffsetToAssign = loaded.nextOffset;
+    this.logStartOffsetValue = loaded.logStartOffset;
+    this.producerStateManager = new ProducerStateManager(tp, dir, p.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS, fresh);
+    if (!fresh) this.producerStateManager.removeStraySnapshots(this.segments.all().map((s) => s.baseOffset));
+    this.loadProducerState(this.nextOffset, p.hadCleanShutdown ?? false);
     this.writes = new LogWritePipeline<LogAppendInfo>(
       (info) => {
         this.nextOffset = Math.max(this.nextOffset, info.lastOffset + 1);
@@ -173,7 +185,6 @@ export class Log {
       undefined,
       p.clock,
     );
-    this.logStartOffsetValue = loaded.logStartOffset;
     this.recoveryPointValue = loaded.recoveryPoint;
     this.highWatermarkValue = Math.min(Math.max(p.highWatermark ?? 0, this.logStartOffsetValue), this.nextOffset);
     this.lastFlushTimeValue = started;
@@ -285,9 +296,15 @@ export class Log {
           topicPartition: this.topicPartition,
         });
         if (validated === undefined) return { done: Promise.resolve(this.emptyAppendInfo()) };
+        const batch = new RecordBatch(validated.records);
+        if (origin === 'client' && batch.producerId >= 0) {
+          // A retry of one of the producer's last five batches: answered with where it was written, not written again.
+          const duplicate = this.producerStateManager.findDuplicate(batch);
+          if (duplicate !== undefined) return { done: this.duplicateAppendInfo(duplicate.firstOffset, duplicate.lastOffset, duplicate.timestamp) };
+        }
         // As Kafka: the epoch cache first, so an append it fails to record is not written either.
         if (leaderEpoch >= 0 && leaderEpoch > this.leaderEpochCache.latestEpoch()) this.leaderEpochCache.assign(leaderEpoch, validated.firstOffset);
-        return { done: this.enqueueWrite(validated) };
+        return { done: this.enqueueWrite(validated, origin, batch) };
       }),
     )
       .then((r) => r.done)
@@ -304,7 +321,7 @@ export class Log {
           const epoch = b.partitionLeaderEpoch;
           if (epoch >= 0 && epoch > this.leaderEpochCache.latestEpoch()) this.leaderEpochCache.assign(epoch, b.baseOffset);
         }
-        return { done: this.enqueueWrite(validated) };
+        return { done: this.enqueueWrite(validated, 'replication') };
       }),
     )
       .then((r) => r.done)
@@ -419,6 +436,7 @@ export class Log {
         if (newLogStartOffset <= this.logStartOffsetValue) return false;
         this.logStartOffsetValue = newLogStartOffset;
         this.leaderEpochCache.truncateFromStart(newLogStartOffset);
+        this.producerStateManager.onLogStartOffsetIncremented(newLogStartOffset);
         this.logger.info(`Incremented log start offset to ${newLogStartOffset} due to ${reason}`);
         return true;
       }),
@@ -445,6 +463,8 @@ export class Log {
         this.activeSegment().truncateTo(targetOffset);
         this.nextOffset = this.activeSegment().readNextOffset();
         this.afterTruncation(this.nextOffset);
+        // Kafka's rebuildProducerState: newer snapshots go, the state is reloaded and the tail replayed.
+        this.loadProducerState(this.nextOffset, false);
         return true;
       });
       // As Kafka, the truncated epochs are on disk before the follower goes on.
@@ -595,6 +615,13 @@ export class Log {
     });
   }
 
+  /** Forgets producers idle longer than the expiration (Kafka's PeriodicProducerExpirationCheck). */
+  removeExpiredProducers(): Promise<void> {
+    return this.exclusive(() => {
+      if (!this.closed) this.producerStateManager.removeExpiredProducers(this.clock.nowMs());
+    });
+  }
+
   /**
    * Resolves once every append, truncation and start-offset move queued so far is done and written: with nothing
    * queued behind it, the log end offset is then final (a log dir move's last copy and swap rely on it).
@@ -609,6 +636,15 @@ export class Log {
       await this.writes.drain();
       if (this.closed) return;
       this.closed = true;
+      // As Kafka's Log.close: a snapshot at the log end, so the next start replays nothing.
+      if (!this.offline) {
+        try {
+          this.producerStateManager.updateMapEndOffset(this.nextOffset);
+          this.producerStateManager.takeSnapshot(() => this.clock.nowMs(), true);
+        } catch (err) {
+          this.logger.warn('The producer state snapshot could not be written at close', err);
+        }
+      }
       await this.leaderEpochCache.flushed().catch((err: unknown) => this.logger.warn('The leader epoch checkpoint could not be written at close', err));
       this.leaderEpochCache.close();
       try {
@@ -651,9 +687,12 @@ export class Log {
   }
 
   /** Rolls if needed, reserves the bytes in the active segment and queues the write (under the queue). */
-  private enqueueWrite(v: ValidatedRecords): Promise<LogAppendInfo> {
+  private enqueueWrite(v: ValidatedRecords, origin: AppendOrigin, leaderBatch?: RecordBatch): Promise<LogAppendInfo> {
     if (this.closed) throw storageError(`The log for partition ${tpString(this.topicPartition)} is closed`);
     const segment = this.maybeRoll(v);
+    // After the roll (whose snapshot must not hold this append), before anything is reserved: a refused batch
+    // (sequence, epoch) leaves the log as it was. The state moves now, so the next pipelined append sees it.
+    this.updateProducerState(v.records, origin, leaderBatch);
     const position = segment.reserveAppend(v.lastOffset, v.maxTimestamp, v.offsetOfMaxTimestamp, v.records);
     this.nextOffsetToAssign = v.lastOffset + 1;
     const info: LogAppendInfo = {
@@ -667,6 +706,82 @@ export class Log {
       validBytes: v.records.length,
     };
     return this.writes.submit(segment, position, v.records, info);
+  }
+
+  /** Validates (leader) and records the producer batches of an append; one header read per batch, no record walk. */
+  private updateProducerState(records: Buffer, origin: AppendOrigin, leaderBatch: RecordBatch | undefined): void {
+    const psm = this.producerStateManager;
+    if (leaderBatch !== undefined) {
+      if (leaderBatch.producerId >= 0) psm.append(leaderBatch, origin);
+      psm.updateMapEndOffset(leaderBatch.lastOffset + 1);
+      return;
+    }
+    let end = -1;
+    for (const b of batchesIn(records)) {
+      if (b.producerId >= 0) psm.append(b, origin);
+      end = b.lastOffset + 1;
+    }
+    if (end >= 0) psm.updateMapEndOffset(end);
+  }
+
+  /**
+   * A duplicate's answer (Kafka: firstOffset, lastOffset and logAppendTime from the batch metadata, error NONE). It
+   * waits for writes in flight, so the original is in the file before its retry is acknowledged.
+   */
+  private duplicateAppendInfo(firstOffset: number, lastOffset: number, timestamp: number): Promise<LogAppendInfo> {
+    const info: LogAppendInfo = { firstOffset, lastOffset, maxTimestamp: timestamp, offsetOfMaxTimestamp: lastOffset, logAppendTime: timestamp, logStartOffset: this.logStartOffsetValue, numMessages: 0, validBytes: 0 };
+    return this.writes.busy ? this.writes.drain().then(() => info) : Promise.resolve(info);
+  }
+
+  /**
+   * Kafka 2.8's Log.loadProducerState: at load and after a truncation, the producer state is made to end at
+   * `lastOffset`: snapshots above it (or at or below the log start) go, the latest remaining one is read, and
+   * the log after it is replayed from batch headers. A clean shutdown of a log with no snapshot at all (one
+   * written before producer state existed here) skips the scan, as Kafka's upgrade path does, with empty
+   * snapshots at the last two segments and the end.
+   */
+  private loadProducerState(lastOffset: number, reloadFromCleanShutdown: boolean): void {
+    const psm = this.producerStateManager;
+    const now = this.clock.nowMs();
+    const all = this.segments.all();
+    const offsetsToSnapshot = new Set<number>([all[all.length - 2]?.baseOffset ?? -1, (all[all.length - 1] as LogSegment).baseOffset, lastOffset]);
+    offsetsToSnapshot.delete(-1);
+    if (psm.latestSnapshotOffset() === undefined && reloadFromCleanShutdown) {
+      for (const offset of [...offsetsToSnapshot].sort((a, b) => a - b)) {
+        psm.updateMapEndOffset(offset);
+        psm.takeSnapshot(() => this.clock.nowMs());
+      }
+    } else {
+      const isEmptyBeforeTruncation = psm.isEmpty && psm.mapEndOffset >= lastOffset;
+      psm.truncateAndReload(this.logStartOffsetValue, lastOffset, now);
+      if (lastOffset > psm.mapEndOffset && !isEmptyBeforeTruncation) {
+        const started = this.clock.nowMs();
+        this.logger.info(`Loading producer state till offset ${lastOffset} with message format version 2`);
+        for (const segment of this.segments.range(psm.mapEndOffset, lastOffset)) {
+          const start = Math.max(segment.baseOffset, psm.mapEndOffset, this.logStartOffsetValue);
+          psm.updateMapEndOffset(start);
+          if (offsetsToSnapshot.has(segment.baseOffset)) psm.takeSnapshot(() => this.clock.nowMs());
+          this.replayProducerBatches(segment, start, lastOffset);
+        }
+        this.logger.info(`Producer state recovery took ${started - now}ms for snapshot load and ${this.clock.nowMs() - started}ms for segment recovery from offset ${lastOffset}`);
+      }
+    }
+    psm.updateMapEndOffset(lastOffset);
+    psm.takeSnapshot(() => this.clock.nowMs());
+  }
+
+  /** Kafka's loadProducersFromLog: the batches of `segment` from `from` up to `until`, as replication appends. */
+  private replayProducerBatches(segment: LogSegment, from: number, until: number): void {
+    let offset = from;
+    while (offset < until) {
+      const res = segment.read(offset, 1 << 20, segment.size, true);
+      if (res === undefined || res.records.length === 0) return;
+      for (const b of batchesIn(res.records)) {
+        if (b.baseOffset >= until) return;
+        if (b.producerId >= 0) this.producerStateManager.append(b, 'replication');
+        offset = b.lastOffset + 1;
+      }
+    }
   }
 
   /** Not async: an append that needs no flush (the usual case) then costs no extra promise. */
@@ -711,6 +826,9 @@ export class Log {
     active.onBecomeInactiveSegment();
     const segment = LogSegment.open(this.dir, newOffset, segmentOpenOptions(this.configValue, start));
     this.segments.add(segment);
+    // Kafka's roll: a snapshot at the new segment's base, so recovering it starts from that snapshot.
+    this.producerStateManager.updateMapEndOffset(newOffset);
+    this.producerStateManager.takeSnapshot(() => this.clock.nowMs());
     // With writes in flight the log end offset follows them; otherwise it jumps over a follower's gap now.
     if (!this.writes.busy) this.nextOffset = Math.max(this.nextOffset, newOffset);
     this.nextOffsetToAssign = Math.max(this.nextOffsetToAssign, newOffset);
@@ -742,6 +860,7 @@ export class Log {
     this.nextOffset = newOffset;
     this.nextOffsetToAssign = newOffset;
     this.leaderEpochCache.clearAndFlush();
+    this.producerStateManager.truncateFullyAndStartAt(newOffset);
     this.logStartOffsetValue = newOffset;
     this.afterTruncation(newOffset);
   }
@@ -805,11 +924,14 @@ export class Log {
     for (const s of deletable) {
       this.logger.info(describe(s));
       this.removeAndDelete(s);
+      // Kafka's deleteSegmentFiles: a segment's snapshot goes with it.
+      this.producerStateManager.removeAndDeleteSnapshot(s.baseOffset);
     }
     const firstBase = (this.segments.first() as LogSegment).baseOffset;
     if (firstBase > this.logStartOffsetValue) {
       this.logStartOffsetValue = firstBase;
       this.leaderEpochCache.truncateFromStart(firstBase);
+      this.producerStateManager.onLogStartOffsetIncremented(firstBase);
       this.logger.info(`Incremented log start offset to ${firstBase} due to segment deletion`);
     }
     return deletable.length;
@@ -908,6 +1030,8 @@ export class Log {
       this.nextOffsetToAssign = this.nextOffset;
       // An epoch starting at the end stays: it is the leader's current one, or the failed batch's, re-sent alike.
       this.leaderEpochCache.truncateFromEnd(this.nextOffset + 1);
+      // The producer state moved with the failed appends: back to what is written.
+      this.loadProducerState(this.nextOffset, false);
       this.logger.info(`Discarded the appends at and above offset ${end} whose writes failed`);
     });
   }

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as readline from 'node:readline';
 import { parseProperties } from '../common/config/properties';
-import { Producer } from '../client/producer';
 import { CompressionType } from '../records';
+import { newProducer } from './new-producer';
 import { CliError } from './cli';
 import { toolClientSecurity } from './admin-client-config';
 import { intOption, parseBrokerList, parseKeyValueArgs } from './tool-properties';
@@ -52,7 +52,7 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
   const acksText = o.requestRequiredAcks ?? producerProps.get('acks') ?? '1';
   const acks = acksText === 'all' ? -1 : intOption(acksText, '--request-required-acks', 1);
   if (![0, 1, -1].includes(acks)) throw new CliError(`Invalid --request-required-acks ${acksText}: expected 0, 1, -1 or all`);
-  const producer = new Producer({
+  const producer = newProducer({
     bootstrapServers: parseBrokerList(servers, o.bootstrapServer !== undefined ? '--bootstrap-server' : '--broker-list'),
     clientId: producerProps.get('client.id') ?? 'console-producer',
     acks,
@@ -65,6 +65,8 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
     maxInFlightRequestsPerConnection: intOption(producerProps.get('max.in.flight.requests.per.connection'), 'max.in.flight.requests.per.connection', 5),
     maxRequestSize: intOption(producerProps.get('max.request.size'), 'max.request.size', 1048576),
     security: toolClientSecurity(producerProps, '--producer.config / --producer-property'),
+    // As Kafka's console producer, --request-required-acks (default 1) is always set: idempotence needs acks=all too.
+    enableIdempotence: producerProps.get('enable.idempotence') === 'true',
   });
   let failed = 0;
   const pending: Promise<void>[] = [];

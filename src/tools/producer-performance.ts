@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import { SYSTEM_CLOCK } from '../common/time';
 import { formatMetrics } from '../client/client-metrics';
-import { Producer } from '../client/producer';
 import { CompressionType } from '../records';
 import { parseProperties } from '../common/config/properties';
+import { newProducer } from './new-producer';
 import { CliError } from './cli';
 import { intOption, parseBrokerList, parseKeyValueArgs } from './tool-properties';
 
@@ -122,13 +122,15 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
   const props = new Map<string, string>([...(o.producerConfig ? parseProperties(fs.readFileSync(o.producerConfig, 'utf8')) : []), ...parseKeyValueArgs(o.producerProps, '--producer-props')]);
   const servers = props.get('bootstrap.servers');
   if (servers === undefined) throw new CliError('--producer-props must include bootstrap.servers');
-  const acks = props.get('acks') === 'all' ? -1 : intOption(props.get('acks'), 'acks', 1);
+  // Unset, acks is the producer's default: 1, or all with enable.idempotence (Kafka 2.8's ProducerConfig).
+  const acks = props.get('acks') === undefined ? undefined : props.get('acks') === 'all' ? -1 : intOption(props.get('acks'), 'acks', 1);
   const codec = CODECS[props.get('compression.type') ?? 'none'];
   if (codec === undefined) throw new CliError(`Invalid compression.type ${props.get('compression.type')}`);
-  const producer = new Producer({
+  const producer = newProducer({
     bootstrapServers: parseBrokerList(servers, 'bootstrap.servers'),
     clientId: props.get('client.id') ?? 'producer-performance',
-    acks,
+    ...(acks === undefined ? {} : { acks }),
+    enableIdempotence: props.get('enable.idempotence') === 'true',
     compression: codec,
     batchSize: intOption(props.get('batch.size'), 'batch.size', 16384),
     lingerMs: intOption(props.get('linger.ms'), 'linger.ms', 0),

@@ -12,8 +12,18 @@ import { AutoTopicCreationManager } from '../auto-topic-creation-manager';
 import { ClientQuotaManager } from '../client-quota-manager';
 import { FetchManager } from '../fetch-manager';
 import { MetadataCache } from '../metadata-cache';
+import { ProducerIdGenerator } from '../producer-id-manager';
 import { ReplicaManager } from '../replica-manager';
 import { AclAuthorizer } from '../../security/acl-authorizer';
+import { ErrorName } from '../../common/error-codes';
+
+/** What InitProducerId answers (Kafka's InitProducerIdResult). */
+export interface InitProducerIdResult {
+  readonly error: ErrorName;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+}
+
 
 /** What request handlers may use (Kafka's KafkaApis fields). Built once by KafkaServer, which owns every part. */
 export interface HandlerContext {
@@ -42,4 +52,6 @@ export interface HandlerContext {
   readonly tokenManager: DelegationTokenManager;
   /** authorizer.class.name's AclAuthorizer; absent, every request is allowed (see auth-helper.ts). */
   readonly authorizer?: AclAuthorizer;
+  /** Producer ids for InitProducerId (blocks from /latest_producer_id_block). */
+  readonly producerIdManager: ProducerIdGenerator;
 }

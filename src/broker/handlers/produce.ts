@@ -154,8 +154,19 @@ function appendFailed(ctx: HandlerContext, tp: TopicPartition, response: Produce
     response.errorMessage = err.message;
     response.logStartOffset = ctx.replicaManager.getPartition(tp)?.log?.logStartOffset ?? -1;
   }
+  if (err instanceof KafkaError && PRODUCER_STATE_ERRORS.has(err.code)) {
+    // Kafka's processFailedRecord: logged, and answered with the log start offset (the producer compares it with
+    // its last acknowledged offset to tell lost state from a real gap).
+    response.logStartOffset = ctx.replicaManager.getPartition(tp)?.log?.logStartOffset ?? -1;
+    log.error(`Error processing append operation on partition ${tpString(tp)}`, err);
+  }
   if (!(err instanceof KafkaError)) log.error(`Error processing append operation on partition ${tpString(tp)}`, err);
 }
+
+/** What the producer state refuses (ProducerAppendInfo's exceptions, which Kafka's ReplicaManager logs). */
+const PRODUCER_STATE_ERRORS: ReadonlySet<number> = new Set(
+  (['OUT_OF_ORDER_SEQUENCE_NUMBER', 'INVALID_PRODUCER_EPOCH', 'INVALID_TXN_STATE', 'TRANSACTION_COORDINATOR_FENCED'] as const).map((n) => ErrorCode[n].code),
+);
 
 /**
  * Kafka's DelayedProduce: done when every partition's high watermark reaches its batch (with

@@ -167,6 +167,10 @@ describe('every advertised API at its maximum version through NetworkClient, on 
     const cluster0 = await sent('any', DescribeClusterApi, { includeClusterAuthorizedOperations: false });
     expect(cluster0).toMatchObject({ errorCode: 0, controllerId: await cluster.controllerId() });
     expect(cluster0.clusterId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+
+    const pid = await sent('any', InitProducerIdApi, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
+    expect(pid).toMatchObject({ errorCode: 0, producerEpoch: 0 });
+    expect(pid.producerId).toBeGreaterThanOrEqual(0);
   }, 90000);
 
   it('produces, fetches, lists offsets, finds epochs and deletes records on the leader', async () => {
