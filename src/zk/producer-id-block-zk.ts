@@ -34,7 +34,8 @@ export class ProducerIdBlockZk {
         continue;
       }
       let start = 0;
-      if (current.data !== null && current.data.length > 0) {
+      // The persistent path is created without data, which the ZooKeeper binding stores as the text "null".
+      if (current.data !== null && current.data.length > 0 && current.data.toString('utf8') !== 'null') {
         const last = ProducerIdBlockZNode.decode(ZkPaths.latestProducerIdBlock, current.data);
         if (last.blockEnd > Number.MAX_SAFE_INTEGER - blockSize) throw new Error('Have exhausted all producerIds.');
         start = last.blockEnd + 1;

@@ -12,6 +12,7 @@ import { DeleteRecordsApi } from './delete-records';
 import { DeleteTopicsApi } from './delete-topics';
 import { DescribeClientQuotasApi } from './describe-client-quotas';
 import { DescribeClusterApi } from './describe-cluster';
+import { DescribeProducersApi } from './describe-producers';
 import { DescribeConfigsApi } from './describe-configs';
 import { DescribeGroupsApi } from './describe-groups';
 import { AlterReplicaLogDirsApi } from './alter-replica-log-dirs';
@@ -81,6 +82,7 @@ export const Apis = {
   [ApiKey.CREATE_PARTITIONS]: CreatePartitionsApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
   [ApiKey.DESCRIBE_CLUSTER]: DescribeClusterApi,
+  [ApiKey.DESCRIBE_PRODUCERS]: DescribeProducersApi,
   [ApiKey.INCREMENTAL_ALTER_CONFIGS]: IncrementalAlterConfigsApi,
   [ApiKey.ELECT_LEADERS]: ElectLeadersApi,
   [ApiKey.OFFSET_DELETE]: OffsetDeleteApi,
