@@ -10,6 +10,7 @@ import { createDeleteRecordsHandler } from './handlers/delete-records';
 import { createDescribeClusterHandler } from './handlers/describe-cluster';
 import { createDescribeConfigsHandler } from './handlers/describe-configs';
 import { createDescribeLogDirsHandler } from './handlers/describe-log-dirs';
+import { createDescribeProducersHandler } from './handlers/describe-producers';
 import { createElectLeadersHandler } from './handlers/elect-leaders';
 import { createFetchHandler } from './handlers/fetch';
 import {
@@ -84,6 +85,7 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.DESCRIBE_DELEGATION_TOKEN]: tokens.describe,
     [ApiKey.DELETE_GROUPS]: createDeleteGroupsHandler(ctx),
     [ApiKey.DESCRIBE_CLUSTER]: createDescribeClusterHandler(ctx),
+    [ApiKey.DESCRIBE_PRODUCERS]: createDescribeProducersHandler(ctx),
     [ApiKey.INCREMENTAL_ALTER_CONFIGS]: alterConfigs.incrementalAlterConfigs,
     [ApiKey.ALTER_REPLICA_LOG_DIRS]: createAlterReplicaLogDirsHandler(ctx),
     [ApiKey.DESCRIBE_LOG_DIRS]: createDescribeLogDirsHandler(ctx),

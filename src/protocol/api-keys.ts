@@ -65,6 +65,7 @@ export const ApiKey = {
   ENVELOPE: 58,
   FETCH_SNAPSHOT: 59,
   DESCRIBE_CLUSTER: 60,
+  DESCRIBE_PRODUCERS: 61,
 } as const;
 
 export type ApiKeyName = keyof typeof ApiKey;

@@ -18,6 +18,7 @@ import { DeleteTopicsApi } from './delete-topics';
 import { DescribeAclsApi } from './describe-acls';
 import { DescribeClientQuotasApi } from './describe-client-quotas';
 import { DescribeClusterApi } from './describe-cluster';
+import { DescribeProducersApi } from './describe-producers';
 import { DescribeConfigsApi } from './describe-configs';
 import { DescribeDelegationTokenApi } from './describe-delegation-token';
 import { DescribeGroupsApi } from './describe-groups';
@@ -105,6 +106,7 @@ export const Apis = {
   [ApiKey.DESCRIBE_DELEGATION_TOKEN]: DescribeDelegationTokenApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
   [ApiKey.DESCRIBE_CLUSTER]: DescribeClusterApi,
+  [ApiKey.DESCRIBE_PRODUCERS]: DescribeProducersApi,
   [ApiKey.INCREMENTAL_ALTER_CONFIGS]: IncrementalAlterConfigsApi,
   [ApiKey.ELECT_LEADERS]: ElectLeadersApi,
   [ApiKey.OFFSET_DELETE]: OffsetDeleteApi,

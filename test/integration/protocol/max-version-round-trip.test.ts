@@ -22,6 +22,7 @@ import { DeleteRecordsApi } from '../../../src/protocol/apis/delete-records';
 import { DeleteTopicsApi } from '../../../src/protocol/apis/delete-topics';
 import { DescribeClientQuotasApi } from '../../../src/protocol/apis/describe-client-quotas';
 import { DescribeClusterApi } from '../../../src/protocol/apis/describe-cluster';
+import { DescribeProducersApi } from '../../../src/protocol/apis/describe-producers';
 import { DescribeConfigsApi } from '../../../src/protocol/apis/describe-configs';
 import { DescribeGroupsApi } from '../../../src/protocol/apis/describe-groups';
 import { DescribeLogDirsApi } from '../../../src/protocol/apis/describe-log-dirs';
@@ -206,6 +207,10 @@ describe('every advertised API at its maximum version through NetworkClient, on 
 
     const deleted = await sent(leader, DeleteRecordsApi, { topics: [{ name: 'rt', partitions: [{ partitionIndex: 0, offset: 1 }] }], timeoutMs: 30000 });
     expect(deleted.topics[0]?.partitions[0]).toEqual({ partitionIndex: 0, lowWatermark: 1, errorCode: 0 });
+
+    // The batches above carry no producer id: the leader's producer state is empty, its answer clean.
+    const producers = await sent(leader, DescribeProducersApi, { topics: [{ name: 'rt', partitionIndexes: [0] }] });
+    expect(producers.topics).toEqual([{ name: 'rt', partitions: [{ partitionIndex: 0, errorCode: 0, errorMessage: null, activeProducers: [] }] }]);
   }, 60000);
 
   it('runs a consumer group through its coordinator: join, sync, heartbeat, commit, fetch, describe, list, leave, delete', async () => {

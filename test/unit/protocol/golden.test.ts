@@ -78,6 +78,9 @@ const NO_CLIENT_SENDS: ReadonlyMap<number, string> = new Map([
   // DescribeCluster (KIP-700, Kafka 2.8): only the Java AdminClient 2.8+ sends it; kafkajs 2.2.4, kafka-python 2.0.2
   // and librdkafka 2.0.2 describe the cluster with Metadata (confluent-kafka's describe_cluster needs 2.3+).
   [60, 'DescribeCluster: Java AdminClient 2.8+ only'],
+  // DescribeProducers (KIP-664, Kafka 2.8): the Java AdminClient 2.8+ and kafka-transactions (3.0+) send it; none of
+  // the capture clients has the API.
+  [61, 'DescribeProducers: Java AdminClient 2.8+ only'],
   // IncrementalAlterConfigs: kafkajs 2.2.4 and kafka-python 2.0.2 lack the API, librdkafka gained it in 2.2.0
   // (we have 2.0.2); our kafka-configs --bootstrap-server sends it (the unit round trips cover both versions).
   [44, 'IncrementalAlterConfigs: no capture client implements it'],
