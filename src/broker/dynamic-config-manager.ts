@@ -9,6 +9,8 @@ import { watchChildren, ZkWatch } from '../zk/zk-watch';
 import { ConfigChangeNotificationZNode, ConfigEntityZNode } from '../zk/znodes/config-znodes';
 import { desanitize } from '../zk/sanitizer';
 import { readTopicOverrides } from '../zk/admin-zk';
+import { ScramCredentialCache } from '../security/scram-credential-cache';
+import { isScramMechanism } from '../security/scram-credential';
 import { topicNameError } from '../common/topic';
 import { ClientQuotaManager, DEFAULT_ENTITY_NAME } from './client-quota-manager';
 import {
@@ -99,7 +101,15 @@ export class DynamicConfigManager {
     }
   }
 
+  private scram: ScramCredentialCache | undefined;
+
+  /** The SCRAM credential cache kept current from `/config/users/<user>` (Kafka's UserConfigHandler). */
+  setScramCredentialCache(cache: ScramCredentialCache): void {
+    this.scram = cache;
+  }
+
   startup(): void {
+    this.notifications.run(() => this.loadUserConfigs()).catch((err: unknown) => this.log.error('Error loading user configs', err));
     this.notifications.run(() => this.loadClientConfigs()).catch((err: unknown) => this.log.error('Error loading client configs', err));
     this.notifications.run(() => this.loadTopicThrottles()).catch((err: unknown) => this.log.error('Error loading topic throttles', err));
     this.watch = watchChildren(this.zk, ZkPaths.configChanges, (children) => {
@@ -158,6 +168,7 @@ export class DynamicConfigManager {
             await this.applyTopicConfig(entityName);
           } else if (entityType === 'clients') await this.applyClientConfig(entityName);
           else if (entityType === 'brokers') await this.applyBrokerConfig(entityName);
+          else if (entityType === 'users') await this.applyUserConfig(entityName);
         } catch (err) {
           // Kafka's ZkNodeChangeNotificationListener: logged, and the listener goes on with the next notification.
           this.log.error(`error processing change notification ${node.data?.toString('utf8').slice(0, 500) ?? ''} from ${path}`, err);
@@ -165,6 +176,28 @@ export class DynamicConfigManager {
       }
       if (this.clock.nowMs() - node.stat.ctime > CHANGE_EXPIRATION_MS) await this.zk.delete(path).catch(() => undefined);
     }
+  }
+
+  private async loadUserConfigs(): Promise<void> {
+    if (this.scram === undefined) return;
+    for (const sanitized of (await this.zk.getChildren(ZkPaths.configEntityType('users'))) ?? []) {
+      await this.applyUserConfig(sanitized).catch((err: unknown) => this.log.error(`Error loading the config of users/${sanitized}`, err));
+    }
+  }
+
+  /**
+   * `/config/users/<sanitized user>`: the user's SCRAM credentials into the cache (Kafka's UserConfigHandler;
+   * `users/<user>/clients/<id>` entities carry quotas only). Credentials are logged as [hidden].
+   */
+  private async applyUserConfig(entityName: string): Promise<void> {
+    if (this.scram === undefined || entityName.includes('/')) return;
+    const path = ZkPaths.configEntity('users', entityName);
+    const node = await this.zk.getData(path);
+    const config = node === null ? new Map<string, string>() : ConfigEntityZNode.decode(path, node.data);
+    this.log.info(`Processing override for entityPath: users/${entityName} with config: HashMap(${[...config].map(([k, v]) => `${k} -> ${isScramMechanism(k) ? '[hidden]' : v}`).join(', ')})`);
+    if (entityName === DEFAULT_ENTITY_NAME) return;
+    const bad = this.scram.updateUser(desanitize(entityName), config);
+    for (const mechanism of bad) this.log.error(`Invalid ${mechanism} credential of users/${entityName}: ignored`);
   }
 
   private async loadClientConfigs(): Promise<void> {

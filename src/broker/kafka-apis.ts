@@ -29,6 +29,7 @@ import { createMetadataHandler } from './handlers/metadata';
 import { createOffsetsForLeaderEpochHandler } from './handlers/offsets-for-leader-epoch';
 import { createAlterPartitionReassignmentsHandler, createListPartitionReassignmentsHandler } from './handlers/partition-reassignments';
 import { createProduceHandler } from './handlers/produce';
+import { createSaslHandlers } from './handlers/sasl-after-authentication';
 import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteTopicsHandler } from './handlers/topic-admin';
 
 /**
@@ -38,7 +39,10 @@ import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteT
 export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
   const alterConfigs = createAlterConfigsHandlers(ctx);
   const clientQuotas = createClientQuotasHandlers(ctx);
+  const sasl = createSaslHandlers(ctx);
   return {
+    ...(sasl.handshake === undefined ? {} : { [ApiKey.SASL_HANDSHAKE]: sasl.handshake }),
+    ...(sasl.authenticate === undefined ? {} : { [ApiKey.SASL_AUTHENTICATE]: sasl.authenticate }),
     [ApiKey.PRODUCE]: createProduceHandler(ctx),
     [ApiKey.FETCH]: createFetchHandler(ctx),
     [ApiKey.LIST_OFFSETS]: createListOffsetsHandler(ctx),

@@ -27,6 +27,7 @@ import { MetadataCache } from './metadata-cache';
 import { ReplicaManager } from './replica-manager';
 import { replicaFetcherConfigFrom } from './replica-fetcher/replica-fetcher-config';
 import { DynamicConfigManager } from './dynamic-config-manager';
+import { BrokerSasl, resolveBrokerSasl } from './broker-sasl';
 import { createKafkaApis } from './kafka-apis';
 import { AutoTopicCreationManager } from './auto-topic-creation-manager';
 import { ClientQuotaManager } from './client-quota-manager';
@@ -73,6 +74,7 @@ export class KafkaServer {
   /** Log dirs whose meta.properties could not be read: offline from the start (Kafka's initialOfflineDirs). */
   private initialOfflineDirs: string[] = [];
   private logManager: LogManager | undefined;
+  private sasl: BrokerSasl | undefined;
 
   constructor(
     private readonly config: KafkaConfig,
@@ -88,6 +90,8 @@ export class KafkaServer {
   async startup(): Promise<void> {
     this.log.info('starting');
     try {
+      // SASL settings the broker cannot honour stop the start-up before anything else happens.
+      this.sasl = resolveBrokerSasl(this.config);
       await this.initZkClient();
       const zk = this.zk as ZkClient;
       const cluster = new ClusterZk(zk);
@@ -152,6 +156,7 @@ export class KafkaServer {
     );
     const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults, quotas, clock, { brokerId: this.brokerId, config: dynamicBrokerConfig }, replicationQuotas);
     this.dynamicConfig = dynamicConfig;
+    if (this.sasl !== undefined) dynamicConfig.setScramCredentialCache(this.sasl.scramCredentials);
     const metadataCache = new MetadataCache(this.brokerId, clock);
     const replicaManager = new ReplicaManager({
       brokerId: this.brokerId,
@@ -222,7 +227,7 @@ export class KafkaServer {
       logConfigFor: (topic, overrides) => dynamicConfig.logConfigFor(topic, overrides),
       dynamicBrokerConfig,
     });
-    const socketServer = new SocketServer(socketServerOptions(dynamicBrokerConfig.current, clock), new RequestDispatcher(apis));
+    const socketServer = new SocketServer({ ...socketServerOptions(dynamicBrokerConfig.current, clock), saslListeners: this.sasl?.listeners }, new RequestDispatcher(apis));
     await socketServer.startup();
     this.socketServer = socketServer;
     this.shutdownHooks.push(() => socketServer.shutdown());

@@ -12,6 +12,10 @@ import { DescriptorHeadroom } from './descriptor-headroom';
 import { MemoryPool } from './memory-pool';
 import { RequestChannel } from './request-channel';
 import { ANONYMOUS } from '../../security/kafka-principal';
+import { ListenerSasl } from '../../security/sasl-server-config';
+import { SaslServerFactory } from '../../security/sasl-server';
+import { AuthenticationFailureLog } from './authentication-failure-log';
+import { SaslServerAuthenticator } from './sasl-server-authenticator';
 
 const INT_MAX = 2147483647;
 
@@ -40,6 +44,8 @@ export interface SocketServerOptions {
   /** inter.broker.listener.name: exempt from the broker-wide limits when there are other listeners. */
   interBrokerListenerName?: string;
   clock?: Clock;
+  /** The SASL settings and mechanism servers of each SASL_* listener, by listener name. */
+  saslListeners?: ReadonlyMap<string, { listener: ListenerSasl; createServer: SaslServerFactory }>;
   /** socket.receive.buffer.bytes / socket.send.buffer.bytes are OS-managed in Node and not applied. */
 }
 
@@ -61,7 +67,7 @@ const EMFILE_BACKOFF_MS = 1000;
  * Kafka's SocketServer: one acceptor per listener, the connection quotas and the request channel. Node runs on
  * one event loop, so num.network.threads and num.io.threads do not apply: socket reads/writes are asynchronous in
  * libuv and request handling runs on the loop (both stay settable, dynamically too, and are only reported). Only
- * PLAINTEXT listeners exist. The connection limits can change at run time (reconfigureConnectionLimits).
+ * PLAINTEXT and SASL_PLAINTEXT listeners exist (a SASL connection authenticates first: SaslServerAuthenticator). The connection limits can change at run time (reconfigureConnectionLimits).
  *
  * A new connection that breaks max.connections, max.connections.per.ip (or its override) or
  * max.connection.creation.rate is closed at accept, logged once per interval rather than once per connection.
@@ -84,6 +90,7 @@ export class SocketServer {
   private readonly retries = new Set<TimerHandle>();
   private stopped = false;
   private readonly headroom: DescriptorHeadroom;
+  private readonly authFailures: AuthenticationFailureLog;
 
   constructor(
     private readonly options: SocketServerOptions,
@@ -91,6 +98,7 @@ export class SocketServer {
   ) {
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.headroom = new DescriptorHeadroom(this.clock);
+    this.authFailures = new AuthenticationFailureLog(this.clock);
     this.limits = {
       maxRequestBytes: options.socketRequestMaxBytes ?? DEFAULT_MAX_REQUEST_BYTES,
       idleTimeoutMs: options.connectionsMaxIdleMs ?? 600000,
@@ -114,8 +122,11 @@ export class SocketServer {
       this.clock,
     );
     for (const endPoint of this.options.listeners) {
-      if (endPoint.securityProtocol !== 'PLAINTEXT') {
-        throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol}; only PLAINTEXT is supported`);
+      if (endPoint.securityProtocol !== 'PLAINTEXT' && endPoint.securityProtocol !== 'SASL_PLAINTEXT') {
+        throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol}; only PLAINTEXT and SASL_PLAINTEXT are supported`);
+      }
+      if (endPoint.securityProtocol === 'SASL_PLAINTEXT' && this.options.saslListeners?.get(endPoint.listenerName) === undefined) {
+        throw new Error(`Listener ${endPoint.listenerName} uses SASL_PLAINTEXT but has no SASL configuration`);
       }
       const listener: BoundListener = { endPoint, server: undefined as unknown as Server, port: endPoint.port };
       await this.listen(listener, endPoint.port);
@@ -252,10 +263,23 @@ export class SocketServer {
       clientSoftwareVersion: 'unknown',
       principal: ANONYMOUS,
     };
-    const connection = new Connection(socket, context, this.dispatcher, this.channel, this.limits, this.clock, this.processorLogger, (c) => {
-      this.connections.delete(c);
-      this.quotas?.release(remote);
-    });
+    const sasl = endPoint.securityProtocol.startsWith('SASL_') ? this.options.saslListeners?.get(endPoint.listenerName) : undefined;
+    const authenticator =
+      sasl === undefined ? undefined : new SaslServerAuthenticator({ ...sasl, dispatcher: this.dispatcher, clock: this.clock, failures: this.authFailures }, context);
+    const connection = new Connection(
+      socket,
+      context,
+      this.dispatcher,
+      this.channel,
+      this.limits,
+      this.clock,
+      this.processorLogger,
+      (c) => {
+        this.connections.delete(c);
+        this.quotas?.release(remote);
+      },
+      authenticator,
+    );
     this.connections.add(connection);
   }
 

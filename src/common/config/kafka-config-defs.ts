@@ -174,6 +174,8 @@ export const KAFKA_CONFIG_DEFS = [
   k('ssl.enabled.protocols', 'list', 'TLSv1.2,TLSv1.3'),
   k('sasl.enabled.mechanisms', 'list', 'GSSAPI'),
   k('sasl.mechanism.inter.broker.protocol', 'string', 'GSSAPI'),
+  k('sasl.jaas.config', 'password', null),
+  k('connections.max.reauth.ms', 'long', '0'),
   k('password.encoder.secret', 'password', null),
 ] as const;
 

@@ -34,6 +34,7 @@ import { OffsetDeleteApi } from './offset-delete';
 import { OffsetFetchApi } from './offset-fetch';
 import { OffsetForLeaderEpochApi } from './offset-for-leader-epoch';
 import { ProduceApi } from './produce';
+import { SaslAuthenticateApi } from './sasl-authenticate';
 import { SaslHandshakeApi } from './sasl-handshake';
 import { StopReplicaApi } from './stop-replica';
 import { SyncGroupApi } from './sync-group';
@@ -47,7 +48,8 @@ import { UpdateMetadataApi } from './update-metadata';
  * Windows: min 0 everywhere (librdkafka's feature checks need the low versions), and every API goes to Kafka
  * 2.8's maximum, flexible versions included (`test/unit/protocol/codec-round-trip.test.ts` checks both), with
  * what each version adds implemented. InitProducerId is decodable at v0-1 but has no handler yet (the exactly-once
- * issue), so it is not advertised; SaslHandshake is never advertised (NEVER_ADVERTISED).
+ * issue), so it is not advertised; SaslHandshake and SaslAuthenticate are advertised only by a broker with a SASL
+ * listener (kafka-apis installs their handlers then).
  */
 export const Apis = {
   [ApiKey.PRODUCE]: ProduceApi,
@@ -79,6 +81,7 @@ export const Apis = {
   [ApiKey.ALTER_REPLICA_LOG_DIRS]: AlterReplicaLogDirsApi,
   [ApiKey.DESCRIBE_LOG_DIRS]: DescribeLogDirsApi,
   [ApiKey.CREATE_PARTITIONS]: CreatePartitionsApi,
+  [ApiKey.SASL_AUTHENTICATE]: SaslAuthenticateApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
   [ApiKey.DESCRIBE_CLUSTER]: DescribeClusterApi,
   [ApiKey.INCREMENTAL_ALTER_CONFIGS]: IncrementalAlterConfigsApi,
@@ -93,8 +96,8 @@ export const Apis = {
 export type Apis = typeof Apis;
 export type ApiKeyOf = keyof Apis;
 
-/** SaslHandshake is decodable (to refuse it politely) but a plaintext broker must never advertise it. */
-export const NEVER_ADVERTISED: ReadonlySet<number> = new Set([SaslHandshakeApi.key]);
+/** APIs decodable but never advertised (none today: SaslHandshake is advertised where SASL is configured). */
+export const NEVER_ADVERTISED: ReadonlySet<number> = new Set<number>();
 
 const byKey = new Map<number, ApiDefinition>();
 for (const api of Object.values(Apis) as ApiDefinition[]) byKey.set(api.key, api);

@@ -108,8 +108,9 @@ describe('KafkaConfig', () => {
     expect(error({ 'zookeeper.set.acl': 'true' })).toMatch(/^zookeeper\.set\.acl=true is not supported/);
     expect(error({ 'ssl.keystore.location': '/etc/kafka/ks.jks' })).toMatch(/^ssl\.keystore\.location=\/etc\/kafka\/ks\.jks is not supported/);
     expect(error({ 'ssl.keystore.password': 'secret' })).toMatch(/^ssl\.keystore\.password=\[hidden\] is not supported/);
-    expect(error({ 'sasl.enabled.mechanisms': 'PLAIN' })).toMatch(/^sasl\.enabled\.mechanisms=PLAIN is not supported/);
-    expect(error({ 'listener.name.internal.plain.sasl.jaas.config': 'x' })).toMatch(/^listener\.name\.internal\.plain\.sasl\.jaas\.config=\[hidden\]/);
+    // SASL exists (src/security); only custom callback handler and login classes cannot be honoured.
+    expect(config({ 'sasl.enabled.mechanisms': 'PLAIN' }).get('sasl.enabled.mechanisms')).toEqual(['PLAIN']);
+    expect(error({ 'listener.name.internal.plain.sasl.server.callback.handler.class': 'com.example.H' })).toMatch(/^listener\.name\.internal\.plain\.sasl\.server\.callback\.handler\.class=com\.example\.H is not supported/);
     expect(error({ listeners: 'SSL://:9093' })).toMatch(/^listeners=SSL:\/\/:9093 \(SSL\) is not supported/);
     expect(error({ 'security.inter.broker.protocol': 'SSL' })).toMatch(/^(listeners|security\.inter\.broker\.protocol)=.* is not supported/);
     expect(config({ 'zookeeper.set.acl': 'false', 'authorizer.class.name': '' }).get('zookeeper.set.acl')).toBe(false);
