@@ -169,7 +169,7 @@ export class KafkaServer {
         zk,
         scheduler,
         replicaLagTimeMaxMs: this.config.get('replica.lag.time.max.ms'),
-        fetcher: replicaFetcherConfigFrom(this.brokerId, dynamicBrokerConfig.current),
+        fetcher: { ...replicaFetcherConfigFrom(this.brokerId, dynamicBrokerConfig.current), ...(this.sasl?.interBroker === undefined ? {} : { sasl: this.sasl.interBroker }) },
         interBrokerListenerName: this.config.interBrokerListenerName,
       },
     });
@@ -186,7 +186,7 @@ export class KafkaServer {
         leaderImbalanceCheckIntervalSeconds: this.config.get('leader.imbalance.check.interval.seconds'),
       },
       zk,
-      createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms')),
+      createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms'), this.sasl?.interBroker),
     });
     this.controller = controller;
     const groupCoordinator = new GroupCoordinator({
@@ -377,6 +377,7 @@ export class KafkaServer {
         maxRetries: this.config.get('controlled.shutdown.max.retries'),
         retryBackoffMs: this.config.get('controlled.shutdown.retry.backoff.ms'),
         requestTimeoutMs: this.config.get('controller.socket.timeout.ms'),
+        ...(this.sasl?.interBroker === undefined ? {} : { sasl: this.sasl.interBroker }),
         clock: this.clock,
       }, this.log).catch((err: unknown) => this.log.warn('Controlled shutdown failed', err));
     }

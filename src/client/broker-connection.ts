@@ -9,6 +9,7 @@ import { FrameDecoder } from '../protocol/framing';
 import { writeRequestHeader } from '../protocol/headers';
 import { ByteReader } from '../protocol/primitives/byte-reader';
 import { ByteWriter } from '../protocol/primitives/byte-writer';
+import { ClientSasl, authenticateSasl } from './sasl-client-authenticator';
 
 export interface BrokerConnectionOptions {
   host: string;
@@ -25,6 +26,8 @@ export interface BrokerConnectionOptions {
   /** Largest response frame accepted (a bigger size prefix is a protocol error and closes the connection). */
   maxResponseBytes?: number;
   clock?: Clock;
+  /** SASL_* security protocols: authenticate right after connecting, before any other request. */
+  sasl?: ClientSasl;
 }
 
 export interface SendOptions {
@@ -34,6 +37,8 @@ export interface SendOptions {
   expectResponse?: boolean;
   /** Overrides requestTimeoutMs for this request (e.g. a long-polling Fetch). */
   timeoutMs?: number;
+  /** The SASL exchange itself: written once the socket is open, without waiting for authentication. */
+  duringAuthentication?: boolean;
 }
 
 interface InFlight {
@@ -67,7 +72,7 @@ export class BrokerConnection {
   private closedError: Error | undefined;
   private brokerVersions: Map<number, { min: number; max: number }> | undefined;
   private readonly logger;
-  readonly options: Required<BrokerConnectionOptions>;
+  readonly options: Required<Omit<BrokerConnectionOptions, 'sasl'>> & Pick<BrokerConnectionOptions, 'sasl'>;
 
   constructor(options: BrokerConnectionOptions) {
     this.options = {
@@ -95,8 +100,24 @@ export class BrokerConnection {
     return this.active;
   }
 
-  /** Opens the socket (idempotent). */
+  private authenticated: Promise<void> | undefined;
+
+  /** Opens the socket and, on a SASL connection, authenticates (idempotent). */
   connect(): Promise<void> {
+    const sasl = this.options.sasl;
+    if (sasl === undefined) return this.connectTransport();
+    this.authenticated ??= this.connectTransport().then(() =>
+      authenticateSasl(this, sasl).catch((e: unknown) => {
+        const err = e instanceof Error ? e : new Error(String(e));
+        this.fail(err);
+        throw err;
+      }),
+    );
+    return this.authenticated;
+  }
+
+  /** Opens the socket (idempotent). */
+  private connectTransport(): Promise<void> {
     if (this.closedError !== undefined) return Promise.reject(this.closedError);
     if (this.socket !== undefined) return Promise.resolve();
     if (this.connecting !== undefined) return this.connecting;
@@ -191,7 +212,7 @@ export class BrokerConnection {
   }
 
   private write(api: ApiDefinition, body: unknown, options: SendOptions, resolve: (b: unknown) => void, reject: (e: Error) => void): void {
-    this.connect().then(
+    (options.duringAuthentication === true ? this.connectTransport() : this.connect()).then(
       () => {
         let version: number;
         try {

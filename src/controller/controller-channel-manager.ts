@@ -2,6 +2,7 @@ import { ErrorCode } from '../common/error-codes';
 import { SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { BrokerConnection } from '../client/broker-connection';
+import { ClientSasl } from '../client/sasl-client-authenticator';
 import { ApiDefinition } from '../protocol/api-definition';
 import { LeaderAndIsrApi, LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/apis/leader-and-isr';
 import { StopReplicaApi, StopReplicaRequest, StopReplicaResponse } from '../protocol/apis/stop-replica';
@@ -32,6 +33,8 @@ export class ControllerChannelManager implements ControllerChannel {
     private readonly epoch: () => number,
     private readonly listenerName: string,
     private readonly requestTimeoutMs: number,
+    /** The broker's SASL identity when the inter-broker listener is a SASL one. */
+    private readonly sasl: ClientSasl | undefined = undefined,
   ) {
     this.log = getLogger('kafka.controller.ControllerChannelManager', `[Channel manager on controller ${controllerId}]: `);
   }
@@ -41,7 +44,7 @@ export class ControllerChannelManager implements ControllerChannel {
     const endpoint = broker.endpoints.find((e) => e.listenerName === this.listenerName) ?? broker.endpoints[0];
     if (endpoint === undefined) return;
     this.log.debug(`Controller ${this.controllerId} trying to connect to broker ${broker.id}`);
-    const sender = new BrokerSender(this.controllerId, broker, endpoint.host, endpoint.port, this.epoch, this.requestTimeoutMs);
+    const sender = new BrokerSender(this.controllerId, broker, endpoint.host, endpoint.port, this.epoch, this.requestTimeoutMs, this.sasl);
     this.brokers.set(broker.id, sender);
     sender.start();
   }
@@ -95,6 +98,7 @@ class BrokerSender {
     private readonly port: number,
     private readonly epoch: () => number,
     private readonly requestTimeoutMs: number,
+    private readonly sasl: ClientSasl | undefined = undefined,
   ) {
     this.log = getLogger('kafka.controller.RequestSendThread', `[RequestSendThread controllerId=${controllerId}] `);
     this.stateChangeLog = getLogger('state.change.logger');
@@ -157,7 +161,14 @@ class BrokerSender {
 
   private async send(item: QueueItem): Promise<unknown> {
     if (this.connection === undefined || this.connection.isClosed) {
-      const connection = new BrokerConnection({ host: this.host, port: this.port, nodeId: this.broker.id, clientId: `controller-${this.controllerId}`, requestTimeoutMs: this.requestTimeoutMs });
+      const connection = new BrokerConnection({
+        host: this.host,
+        port: this.port,
+        nodeId: this.broker.id,
+        clientId: `controller-${this.controllerId}`,
+        requestTimeoutMs: this.requestTimeoutMs,
+        ...(this.sasl === undefined ? {} : { sasl: this.sasl }),
+      });
       this.connection = connection;
       await connection.connect();
       await connection.negotiate();

@@ -1,4 +1,5 @@
 import { KafkaConfig } from '../../common/config/kafka-config';
+import { ClientSasl } from '../../client/sasl-client-authenticator';
 
 /** The replica.* settings a follower's fetchers use (Kafka's KafkaConfig replica fetcher keys). */
 export interface ReplicaFetcherConfig {
@@ -18,6 +19,8 @@ export interface ReplicaFetcherConfig {
   fetchBackoffMs: number;
   /** replica.socket.timeout.ms: how long a request may take beyond its own wait. */
   socketTimeoutMs: number;
+  /** The broker's SASL identity when the inter-broker listener is a SASL one. */
+  sasl?: ClientSasl;
 }
 
 export function replicaFetcherConfigFrom(brokerId: number, config: KafkaConfig): ReplicaFetcherConfig {

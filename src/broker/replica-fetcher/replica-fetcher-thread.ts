@@ -219,6 +219,7 @@ export class ReplicaFetcherThread {
       nodeId: this.leader.id,
       clientId: `broker-${this.config.brokerId}-fetcher-${this.fetcherId}`,
       requestTimeoutMs: this.config.socketTimeoutMs,
+      ...(this.config.sasl === undefined ? {} : { sasl: this.config.sasl }),
     });
     this.connection = c;
     await c.connect();
