@@ -108,8 +108,15 @@ export class DynamicConfigManager {
     this.scram = cache;
   }
 
+  /**
+   * The SCRAM credentials of every user, read before the socket server accepts connections (Kafka starts its
+   * request processors only at the end of start-up, once the credential cache is filled).
+   */
+  loadScramCredentials(): Promise<void> {
+    return this.notifications.run(() => this.loadUserConfigs());
+  }
+
   startup(): void {
-    this.notifications.run(() => this.loadUserConfigs()).catch((err: unknown) => this.log.error('Error loading user configs', err));
     this.notifications.run(() => this.loadClientConfigs()).catch((err: unknown) => this.log.error('Error loading client configs', err));
     this.notifications.run(() => this.loadTopicThrottles()).catch((err: unknown) => this.log.error('Error loading topic throttles', err));
     this.watch = watchChildren(this.zk, ZkPaths.configChanges, (children) => {

@@ -156,7 +156,10 @@ export class KafkaServer {
     );
     const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults, quotas, clock, { brokerId: this.brokerId, config: dynamicBrokerConfig }, replicationQuotas);
     this.dynamicConfig = dynamicConfig;
-    if (this.sasl !== undefined) dynamicConfig.setScramCredentialCache(this.sasl.scramCredentials);
+    if (this.sasl !== undefined && this.sasl.listeners.size > 0) {
+      dynamicConfig.setScramCredentialCache(this.sasl.scramCredentials);
+      await dynamicConfig.loadScramCredentials();
+    }
     const metadataCache = new MetadataCache(this.brokerId, clock);
     const replicaManager = new ReplicaManager({
       brokerId: this.brokerId,

@@ -31,7 +31,7 @@ export class ControllerChannelManager implements ControllerChannel {
   constructor(
     private readonly controllerId: number,
     private readonly epoch: () => number,
-    private readonly listenerName: string,
+    readonly listenerName: string,
     private readonly requestTimeoutMs: number,
     /** The broker's SASL identity when the inter-broker listener is a SASL one. */
     private readonly sasl: ClientSasl | undefined = undefined,

@@ -175,7 +175,11 @@ export class ControllerRequestBatch {
         liveLeaders: [...leaderIds]
           .map((id) => this.context.liveBrokers.get(id))
           .filter((b) => b !== undefined)
-          .map((b) => ({ brokerId: b.id, hostName: b.endpoints[0]?.host ?? '', port: b.endpoints[0]?.port ?? -1 })),
+          // Kafka's broker.node(interBrokerListenerName): the follower fetches from the leader on that listener.
+          .map((b) => {
+            const e = b.endpoints.find((x) => x.listenerName === this.channel.listenerName) ?? b.endpoints[0];
+            return { brokerId: b.id, hostName: e?.host ?? '', port: e?.port ?? -1 };
+          }),
       };
       this.channel.sendLeaderAndIsr(brokerId, request, (response) => {
         // v5+ answers per topic id (LeaderAndIsrResponse.partitionErrors(topicNames)); an id the controller no

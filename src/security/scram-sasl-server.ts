@@ -92,7 +92,8 @@ export class ScramSaslServer implements SaslServer {
     const first = this.first as ClientFirstMessage;
     const serverFirst = this.serverFirst as ServerFirstMessage;
     const credential = this.credential as ScramCredential;
-    if (final.nonce !== serverFirst.nonce) throw new SaslCredentialError('Invalid client nonce in the final client message.');
+    // endsWith, as Kafka's ScramSaslServer: librdkafka sends its own nonce again in front of the combined one.
+    if (!final.nonce.endsWith(serverFirst.nonce)) throw new SaslCredentialError('Invalid client nonce in the final client message.');
     const authMessage = `${first.bare},${serverFirst.text},${final.withoutProof}`;
     const clientSignature = scramHmac(this.mechanism, credential.storedKey, authMessage);
     const computed = scramHash(this.mechanism, xor(clientSignature, final.proof));
