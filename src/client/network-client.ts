@@ -1,3 +1,4 @@
+import { ClientSasl } from './sasl-client-authenticator';
 import { KafkaError } from '../common/kafka-error';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { getLogger } from '../common/logging/logging';
@@ -31,6 +32,8 @@ export interface NetworkClientOptions {
   /** Ask brokers to auto-create unknown topics named in Metadata requests (producers: true, as Java's). */
   allowAutoTopicCreation?: boolean;
   clock?: Clock;
+  /** security.protocol SASL_*: every connection authenticates first. */
+  sasl?: ClientSasl;
 }
 
 /** Where a request goes: a broker id, any broker (least loaded), or the current controller. */
@@ -58,7 +61,7 @@ export class NetworkClient {
   private readonly connections = new Map<number, { conn: BrokerConnection; ready: Promise<BrokerConnection> }>();
   private readonly bootstrapAddresses: { host: string; port: number }[];
   private readonly logger = getLogger('org.apache.kafka.clients.NetworkClient');
-  private readonly opts: Required<Omit<NetworkClientOptions, 'bootstrapServers'>>;
+  private readonly opts: Required<Omit<NetworkClientOptions, 'bootstrapServers' | 'sasl'>> & Pick<NetworkClientOptions, 'sasl'>;
   private refreshing: Promise<void> | undefined;
   private closed = false;
   private nextAny = 0;
@@ -175,6 +178,7 @@ export class NetworkClient {
       requestTimeoutMs: this.opts.requestTimeoutMs,
       maxInFlightRequests: this.opts.maxInFlightRequestsPerConnection,
       clock: this.opts.clock,
+      ...(this.opts.sasl === undefined ? {} : { sasl: this.opts.sasl }),
     });
     // Concurrent callers share one connection and wait for the same handshake.
     const ready = (async (): Promise<BrokerConnection> => {

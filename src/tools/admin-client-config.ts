@@ -3,9 +3,11 @@ import { parseProperties } from '../common/config/properties';
 import { NetworkClient, NetworkClientOptions } from '../client/network-client';
 import { CliError } from './cli';
 import { intOption, parseBrokerList } from './tool-properties';
+import { ClientSasl } from '../client/sasl-client-authenticator';
+import { CLIENT_SASL_KEYS, clientSaslFrom } from './client-sasl-config';
 
 /** The AdminClient properties the admin tools honour; any other key is refused, not silently ignored. */
-const ADMIN_KEYS = new Set(['bootstrap.servers', 'client.id', 'request.timeout.ms', 'default.api.timeout.ms', 'retries', 'retry.backoff.ms', 'security.protocol']);
+const ADMIN_KEYS = new Set(['bootstrap.servers', 'client.id', 'request.timeout.ms', 'default.api.timeout.ms', 'retries', 'retry.backoff.ms', ...CLIENT_SASL_KEYS]);
 
 export interface AdminClientConfig {
   readonly bootstrapServers: string[];
@@ -13,11 +15,13 @@ export interface AdminClientConfig {
   readonly requestTimeoutMs: number;
   readonly retries: number;
   readonly retryBackoffMs: number;
+  /** security.protocol SASL_PLAINTEXT: the mechanism and credentials (sasl.mechanism, sasl.jaas.config). */
+  readonly sasl?: ClientSasl;
 }
 
 /**
- * Reads an admin tool's properties file (`--command-config`, `--admin.config`). Only PLAINTEXT exists here, so
- * another security.protocol is refused rather than silently talked to in plaintext.
+ * Reads an admin tool's properties file (`--command-config`, `--admin.config`). PLAINTEXT and SASL_PLAINTEXT exist
+ * here (clientSaslFrom); another security.protocol is refused rather than silently talked to in plaintext.
  */
 function readAdminProperties(file: string | undefined, option: string): Map<string, string> {
   if (file === undefined) return new Map();
@@ -29,8 +33,6 @@ function readAdminProperties(file: string | undefined, option: string): Map<stri
   }
   const props = parseProperties(text);
   for (const key of props.keys()) if (!ADMIN_KEYS.has(key)) throw new CliError(`Unsupported admin client property ${key} in ${file}; supported: ${[...ADMIN_KEYS].join(', ')}`);
-  const protocol = props.get('security.protocol');
-  if (protocol !== undefined && protocol.trim().toUpperCase() !== 'PLAINTEXT') throw new CliError(`Unsupported security.protocol ${protocol} in ${file}: only PLAINTEXT is supported`);
   return props;
 }
 
@@ -46,13 +48,18 @@ export function adminClientConfig(bootstrapServer: string, configFile: string | 
     requestTimeoutMs: intOption(props.get('request.timeout.ms'), 'request.timeout.ms', defaultRequestTimeoutMs),
     retries: intOption(props.get('retries'), 'retries', 3),
     retryBackoffMs: intOption(props.get('retry.backoff.ms'), 'retry.backoff.ms', 100),
+    ...saslOf(clientSaslFrom(props, configFile ?? option)),
   };
+}
+
+function saslOf(sasl: ClientSasl | undefined): { sasl?: ClientSasl } {
+  return sasl === undefined ? {} : { sasl };
 }
 
 /** The same, as NetworkClient options (for tools that build their client themselves). */
 export function adminClientOptions(bootstrapServer: string, configFile: string | undefined, option: string, defaults: { clientId: string; requestTimeoutMs?: number }): NetworkClientOptions {
   const c = adminClientConfig(bootstrapServer, configFile, defaults.clientId, option, defaults.requestTimeoutMs);
-  return { bootstrapServers: c.bootstrapServers, clientId: c.clientId, requestTimeoutMs: c.requestTimeoutMs, retries: c.retries, retryBackoffMs: c.retryBackoffMs };
+  return { bootstrapServers: c.bootstrapServers, clientId: c.clientId, requestTimeoutMs: c.requestTimeoutMs, retries: c.retries, retryBackoffMs: c.retryBackoffMs, ...saslOf(c.sasl) };
 }
 
 export function adminNetworkClient(config: AdminClientConfig): NetworkClient {
@@ -62,6 +69,7 @@ export function adminNetworkClient(config: AdminClientConfig): NetworkClient {
     requestTimeoutMs: config.requestTimeoutMs,
     retries: config.retries,
     retryBackoffMs: config.retryBackoffMs,
+    ...saslOf(config.sasl),
   });
 }
 

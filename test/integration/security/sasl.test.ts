@@ -180,6 +180,24 @@ describe('SASL_PLAINTEXT listeners', () => {
     );
   });
 
+  it('kafka-topics takes security.protocol, sasl.mechanism and sasl.jaas.config from --command-config', async () => {
+    const dir = tmpDir('sasl-tool-');
+    const props = (password: string): string => {
+      const file = path.join(dir, `${password}.properties`);
+      fs.writeFileSync(
+        file,
+        `security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="${password}";\n`,
+      );
+      return file;
+    };
+    const ok = await runTool('kafka-topics', ['--bootstrap-server', saslBootstrap()[0] as string, '--command-config', props('alice-secret'), '--list']);
+    expect(ok.code).toBe(0);
+    expect(ok.output.split('\n')).toContain('replicated');
+    const bad = await runTool('kafka-topics', ['--bootstrap-server', saslBootstrap()[0] as string, '--command-config', props('wrong'), '--list']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.output).not.toContain('wrong');
+  });
+
   it('kcat (librdkafka) produces and consumes with SCRAM-SHA-256', async () => {
     const common = ['-b', saslBootstrap().join(','), '-X', 'security.protocol=sasl_plaintext', '-X', 'sasl.mechanisms=SCRAM-SHA-256', '-X', 'sasl.username=alice', '-X', 'sasl.password=alice-secret', '-t', 'kcat-topic'];
     await run('kcat', [...common, '-P'], 'k1\nk2\n');
