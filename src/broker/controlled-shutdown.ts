@@ -1,3 +1,4 @@
+import { ClientSasl } from '../client/sasl-client-authenticator';
 import { ErrorCode } from '../common/error-codes';
 import { tpKey } from '../common/topic-partition';
 import { Clock } from '../common/time';
@@ -19,6 +20,8 @@ export interface ControlledShutdownOptions {
   requestTimeoutMs: number;
   /** The inter-broker listener's security. */
   security?: ClientSecurity;
+  /** The broker's SASL identity when the inter-broker listener is a SASL one. */
+  sasl?: ClientSasl;
   clock: Clock;
 }
 
@@ -43,7 +46,15 @@ export async function controlledShutdown(zk: ZkClient, o: ControlledShutdownOpti
       const controller = (await registry.getAllBrokersAndEpochs()).get(controllerId)?.info;
       const endpoint = controller?.endpoints.find((e) => e.listenerName === o.listenerName) ?? controller?.endpoints[0];
       if (endpoint === undefined) continue;
-      connection = new BrokerConnection({ host: endpoint.host, port: endpoint.port, nodeId: controllerId, clientId: `broker-${o.brokerId}-controlled-shutdown`, requestTimeoutMs: o.requestTimeoutMs, ...(o.security === undefined ? {} : { security: o.security }) });
+      connection = new BrokerConnection({
+        host: endpoint.host,
+        port: endpoint.port,
+        nodeId: controllerId,
+        clientId: `broker-${o.brokerId}-controlled-shutdown`,
+        requestTimeoutMs: o.requestTimeoutMs,
+        ...(o.security === undefined ? {} : { security: o.security }),
+        ...(o.sasl === undefined ? {} : { sasl: o.sasl }),
+      });
       await connection.connect();
       await connection.negotiate();
       const response = await connection.send(ControlledShutdownApi, { brokerId: o.brokerId, brokerEpoch: o.brokerEpoch });

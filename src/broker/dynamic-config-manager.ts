@@ -9,6 +9,8 @@ import { watchChildren, ZkWatch } from '../zk/zk-watch';
 import { ConfigChangeNotificationZNode, ConfigEntityZNode } from '../zk/znodes/config-znodes';
 import { desanitize } from '../zk/sanitizer';
 import { readTopicOverrides } from '../zk/admin-zk';
+import { ScramCredentialCache } from '../security/scram-credential-cache';
+import { isScramMechanism } from '../security/scram-credential';
 import { topicNameError } from '../common/topic';
 import { ClientQuotaManager, DEFAULT_ENTITY_NAME } from './client-quota-manager';
 import { isIpAddress } from './network/ip-address';
@@ -111,6 +113,21 @@ export class DynamicConfigManager {
     this.ipQuotas = target;
   }
 
+  private scram: ScramCredentialCache | undefined;
+
+  /** The SCRAM credential cache kept current from `/config/users/<user>` (Kafka's UserConfigHandler). */
+  setScramCredentialCache(cache: ScramCredentialCache): void {
+    this.scram = cache;
+  }
+
+  /**
+   * The SCRAM credentials of every user, read before the socket server accepts connections (Kafka starts its
+   * request processors only at the end of start-up, once the credential cache is filled).
+   */
+  loadScramCredentials(): Promise<void> {
+    return this.notifications.run(() => this.loadUserConfigs());
+  }
+
   startup(): void {
     this.notifications.run(() => this.loadClientConfigs()).catch((err: unknown) => this.log.error('Error loading client configs', err));
     this.notifications.run(() => this.loadTopicThrottles()).catch((err: unknown) => this.log.error('Error loading topic throttles', err));
@@ -172,6 +189,7 @@ export class DynamicConfigManager {
           else if (entityType === 'users') await this.applyUserConfig(entityName);
           else if (entityType === 'ips') await this.applyIpConfig(entityName);
           else if (entityType === 'brokers') await this.applyBrokerConfig(entityName);
+          else if (entityType === 'users') await this.applyUserConfig(entityName);
         } catch (err) {
           // Kafka's ZkNodeChangeNotificationListener: logged, and the listener goes on with the next notification.
           this.log.error(`error processing change notification ${node.data?.toString('utf8').slice(0, 500) ?? ''} from ${path}`, err);
@@ -179,6 +197,27 @@ export class DynamicConfigManager {
       }
       if (this.clock.nowMs() - node.stat.ctime > CHANGE_EXPIRATION_MS) await this.zk.delete(path).catch(() => undefined);
     }
+  }
+
+  /** Every user's SCRAM credentials, before the socket server accepts connections. */
+  private async loadUserConfigs(): Promise<void> {
+    if (this.scram === undefined) return;
+    for (const sanitized of (await this.zk.getChildren(ZkPaths.configEntityType('users'))) ?? []) {
+      await this.applyScramCredentials(sanitized, undefined).catch((err: unknown) => this.log.error(`Error loading the config of users/${sanitized}`, err));
+    }
+  }
+
+  /** `/config/users/<sanitized user>`'s SCRAM credentials into the cache (read here unless `config` is given). */
+  private async applyScramCredentials(sanitizedUser: string, config: ReadonlyMap<string, string> | undefined): Promise<void> {
+    if (this.scram === undefined || sanitizedUser === DEFAULT_ENTITY_NAME) return;
+    let props = config;
+    if (props === undefined) {
+      const path = ZkPaths.configEntity('users', sanitizedUser);
+      const node = await this.zk.getData(path);
+      props = node === null ? new Map<string, string>() : ConfigEntityZNode.decode(path, node.data);
+    }
+    const bad = this.scram.updateUser(desanitize(sanitizedUser), props);
+    for (const mechanism of bad) this.log.error(`Invalid ${mechanism} credential of users/${sanitizedUser}: ignored`);
   }
 
   private async loadClientConfigs(): Promise<void> {
@@ -247,10 +286,11 @@ export class DynamicConfigManager {
 
   /**
    * Kafka's UserConfigHandler: `/config/users/<sanitized user>` or `/config/users/<sanitized user>/clients/<client
-   * id>` (either may be `<default>`), whose producer_byte_rate and consumer_byte_rate go to the quota managers.
+   * id>` (either may be `<default>`), whose producer_byte_rate and consumer_byte_rate go to the quota managers and
+   * (users only) SCRAM credentials to the credential cache. Credentials are logged as [hidden].
    */
   private async applyUserConfig(entityName: string): Promise<void> {
-    if (this.quotas === undefined) return;
+    if (this.quotas === undefined && this.scram === undefined) return;
     const parts = entityName.split('/');
     if (!(parts.length === 1 || (parts.length === 3 && parts[1] === 'clients')) || parts.some((p) => p === '')) {
       throw new Error(`Invalid quota entity path users/${entityName}`);
@@ -260,7 +300,9 @@ export class DynamicConfigManager {
     const path = client === undefined ? ZkPaths.configEntity('users', user) : ZkPaths.configUserClient(user, client);
     const node = await this.zk.getData(path);
     const config = node === null ? new Map<string, string>() : ConfigEntityZNode.decode(path, node.data);
-    this.log.info(`Processing override for entityPath: users/${entityName} with config: HashMap(${[...config].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
+    this.log.info(`Processing override for entityPath: users/${entityName} with config: HashMap(${[...config].map(([k, v]) => `${k} -> ${isScramMechanism(k) ? '[hidden]' : v}`).join(', ')})`);
+    if (client === undefined) await this.applyScramCredentials(user, config);
+    if (this.quotas === undefined) return;
     const entity = client === undefined ? { user } : { user, clientId: client === DEFAULT_ENTITY_NAME ? client : desanitize(client) };
     this.quotas.produce.updateQuota(entity, byteRate(config.get('producer_byte_rate')));
     this.quotas.fetch.updateQuota(entity, byteRate(config.get('consumer_byte_rate')));

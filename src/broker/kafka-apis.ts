@@ -35,6 +35,7 @@ import { createAlterPartitionReassignmentsHandler, createListPartitionReassignme
 import { createProduceHandler } from './handlers/produce';
 import { createAddOffsetsToTxnHandler, createAddPartitionsToTxnHandler, createEndTxnHandler, createTxnOffsetCommitHandler } from './handlers/transaction-apis';
 import { createWriteTxnMarkersHandler } from './handlers/write-txn-markers';
+import { createSaslHandlers } from './handlers/sasl-after-authentication';
 import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteTopicsHandler } from './handlers/topic-admin';
 
 /**
@@ -45,7 +46,10 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
   const alterConfigs = createAlterConfigsHandlers(ctx);
   const clientQuotas = createClientQuotasHandlers(ctx);
   const tokens = createDelegationTokenHandlers(ctx);
+  const sasl = createSaslHandlers(ctx);
   return {
+    ...(sasl.handshake === undefined ? {} : { [ApiKey.SASL_HANDSHAKE]: sasl.handshake }),
+    ...(sasl.authenticate === undefined ? {} : { [ApiKey.SASL_AUTHENTICATE]: sasl.authenticate }),
     [ApiKey.PRODUCE]: createProduceHandler(ctx),
     [ApiKey.FETCH]: createFetchHandler(ctx),
     [ApiKey.LIST_OFFSETS]: createListOffsetsHandler(ctx),

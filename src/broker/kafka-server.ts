@@ -29,6 +29,7 @@ import { MetadataCache } from './metadata-cache';
 import { ReplicaManager } from './replica-manager';
 import { replicaFetcherConfigFrom } from './replica-fetcher/replica-fetcher-config';
 import { DynamicConfigManager } from './dynamic-config-manager';
+import { BrokerSasl, resolveBrokerSasl } from './broker-sasl';
 import { createKafkaApis } from './kafka-apis';
 import { AclAuthorizer } from '../security/acl-authorizer';
 import { AclStoreZk } from '../zk/acl-store-zk';
@@ -85,6 +86,7 @@ export class KafkaServer {
   /** Log dirs whose meta.properties could not be read: offline from the start (Kafka's initialOfflineDirs). */
   private initialOfflineDirs: string[] = [];
   private logManager: LogManager | undefined;
+  private sasl: BrokerSasl | undefined;
 
   constructor(
     private readonly config: KafkaConfig,
@@ -100,6 +102,8 @@ export class KafkaServer {
   async startup(): Promise<void> {
     this.log.info('starting');
     try {
+      // SASL settings the broker cannot honour stop the start-up before anything else happens.
+      this.sasl = resolveBrokerSasl(this.config);
       this.interBrokerSecurity = listenerClientSecurity(this.config, this.config.interBrokerListenerName);
       await this.initZkClient();
       const zk = this.zk as ZkClient;
@@ -166,6 +170,10 @@ export class KafkaServer {
     const dynamicConfig = new DynamicConfigManager(zk, logManager, brokerDefaults, quotas, clock, { brokerId: this.brokerId, config: dynamicBrokerConfig }, replicationQuotas);
     this.dynamicConfig = dynamicConfig;
     await dynamicConfig.loadTopicConfigs();
+    if (this.sasl !== undefined && this.sasl.listeners.size > 0) {
+      dynamicConfig.setScramCredentialCache(this.sasl.scramCredentials);
+      await dynamicConfig.loadScramCredentials();
+    }
     const metadataCache = new MetadataCache(this.brokerId, clock);
     const replicaManager = new ReplicaManager({
       brokerId: this.brokerId,
@@ -178,7 +186,7 @@ export class KafkaServer {
         zk,
         scheduler,
         replicaLagTimeMaxMs: this.config.get('replica.lag.time.max.ms'),
-        fetcher: replicaFetcherConfigFrom(this.brokerId, dynamicBrokerConfig.current, this.interBrokerSecurity),
+        fetcher: { ...replicaFetcherConfigFrom(this.brokerId, dynamicBrokerConfig.current, this.interBrokerSecurity), ...(this.sasl?.interBroker === undefined ? {} : { sasl: this.sasl.interBroker }) },
         interBrokerListenerName: this.config.interBrokerListenerName,
       },
     });
@@ -197,7 +205,8 @@ export class KafkaServer {
         interBrokerListenerName: this.config.interBrokerListenerName,
       },
       zk,
-      createChannel: (context) => new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms'), controllerSecurity),
+      createChannel: (context) =>
+        new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms'), controllerSecurity, controllerSecurity.securityProtocol.startsWith('SASL_') ? this.sasl?.interBroker : undefined),
     });
     this.controller = controller;
     const groupCoordinator = new GroupCoordinator({
@@ -257,7 +266,7 @@ export class KafkaServer {
       authorizer,
       producerIdManager,
     });
-    const socketServer = new SocketServer(socketServerOptions(dynamicBrokerConfig.current, clock), new RequestDispatcher(apis));
+    const socketServer = new SocketServer({ ...socketServerOptions(dynamicBrokerConfig.current, clock), saslListeners: this.sasl?.listeners }, new RequestDispatcher(apis));
     await socketServer.startup();
     this.socketServer = socketServer;
     dynamicConfig.attachIpQuotas(socketServer);
@@ -447,6 +456,7 @@ export class KafkaServer {
         retryBackoffMs: this.config.get('controlled.shutdown.retry.backoff.ms'),
         requestTimeoutMs: this.config.get('controller.socket.timeout.ms'),
         ...(this.interBrokerSecurity === undefined ? {} : { security: this.interBrokerSecurity }),
+        ...(this.sasl?.interBroker === undefined ? {} : { sasl: this.sasl.interBroker }),
         clock: this.clock,
       }, this.log).catch((err: unknown) => this.log.warn('Controlled shutdown failed', err));
     }

@@ -18,7 +18,7 @@ import { nowMs, requestLogger } from './network/request-logger';
 
 /** What the network layer does with one request once its handler has answered. */
 export type DispatchOutcome =
-  | { kind: 'send'; chunks: Buffer[]; log?: RequestLogEntry; throttleMs?: number }
+  | { kind: 'send'; chunks: Buffer[]; log?: RequestLogEntry; throttleMs?: number; closeAfter?: string }
   | { kind: 'none'; log?: RequestLogEntry; throttleMs?: number }
   | { kind: 'close'; reason: string };
 
@@ -52,20 +52,23 @@ export class RequestDispatcher {
     for (const [key, handler] of Object.entries(handlers)) {
       if (handler !== undefined) this.handlers.set(Number(key), handler as AnyHandler);
     }
-    if (!this.handlers.has(SaslHandshakeApi.key)) {
-      // KafkaApis.handleSaslHandshakeRequest on a PLAINTEXT listener: ILLEGAL_SASL_STATE, no mechanisms. Never
-      // advertised; kafka-python sends it unconditionally when configured for SASL, and then gives up cleanly.
+    this.saslInstalled = this.handlers.has(SaslHandshakeApi.key);
+    if (!this.saslInstalled) {
+      // KafkaApis.handleSaslHandshakeRequest on a PLAINTEXT listener: ILLEGAL_SASL_STATE, no mechanisms. Not
+      // advertised by a broker without SASL listeners; kafka-python sends it unconditionally when configured for
+      // SASL, and then gives up cleanly.
       this.handlers.set(SaslHandshakeApi.key, () => ({ errorCode: ErrorCode.ILLEGAL_SASL_STATE.code, mechanisms: [] }));
     }
     if (!this.handlers.has(ApiVersionsApi.key)) {
-      const keys = advertisedApiVersions((k) => this.handlers.has(k));
-      this.handlers.set(ApiVersionsApi.key, createApiVersionsHandler(keys) as AnyHandler);
+      this.handlers.set(ApiVersionsApi.key, createApiVersionsHandler(this.advertised()) as AnyHandler);
     }
   }
 
+  private readonly saslInstalled: boolean;
+
   /** The ApiVersions table this dispatcher advertises. */
   advertised(): ReturnType<typeof advertisedApiVersions> {
-    return advertisedApiVersions((k) => this.handlers.has(k));
+    return advertisedApiVersions((k) => this.handlers.has(k) && (k !== SaslHandshakeApi.key || this.saslInstalled));
   }
 
   handle(frame: Buffer, connection: ConnectionContext): DispatchOutcome | Promise<DispatchOutcome> {

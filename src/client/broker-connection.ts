@@ -12,6 +12,7 @@ import { ByteReader } from '../protocol/primitives/byte-reader';
 import { ByteWriter } from '../protocol/primitives/byte-writer';
 import { ClientSecurity, PLAINTEXT_SECURITY } from '../security/client-security';
 import { ClientTlsOptions, secureContextError } from '../security/ssl-factory';
+import { ClientSasl, authenticateSasl } from './sasl-client-authenticator';
 
 export interface BrokerConnectionOptions {
   host: string;
@@ -30,6 +31,8 @@ export interface BrokerConnectionOptions {
   /** security.protocol and its material (default PLAINTEXT): the one place a connection is secured. */
   security?: ClientSecurity;
   clock?: Clock;
+  /** SASL_* security protocols: authenticate right after connecting, before any other request. */
+  sasl?: ClientSasl;
 }
 
 /** One secure context per TLS configuration, shared by every connection made with it. */
@@ -55,6 +58,8 @@ export interface SendOptions {
   expectResponse?: boolean;
   /** Overrides requestTimeoutMs for this request (e.g. a long-polling Fetch). */
   timeoutMs?: number;
+  /** The SASL exchange itself: written once the socket is open, without waiting for authentication. */
+  duringAuthentication?: boolean;
 }
 
 interface InFlight {
@@ -88,7 +93,7 @@ export class BrokerConnection {
   private closedError: Error | undefined;
   private brokerVersions: Map<number, { min: number; max: number }> | undefined;
   private readonly logger;
-  readonly options: Required<BrokerConnectionOptions>;
+  readonly options: Required<Omit<BrokerConnectionOptions, 'sasl'>> & Pick<BrokerConnectionOptions, 'sasl'>;
 
   constructor(options: BrokerConnectionOptions) {
     this.options = {
@@ -117,8 +122,24 @@ export class BrokerConnection {
     return this.active;
   }
 
-  /** Opens the socket (idempotent). */
+  private authenticated: Promise<void> | undefined;
+
+  /** Opens the socket and, on a SASL connection, authenticates (idempotent). */
   connect(): Promise<void> {
+    const sasl = this.options.sasl;
+    if (sasl === undefined) return this.connectTransport();
+    this.authenticated ??= this.connectTransport().then(() =>
+      authenticateSasl(this, sasl).catch((e: unknown) => {
+        const err = e instanceof Error ? e : new Error(String(e));
+        this.fail(err);
+        throw err;
+      }),
+    );
+    return this.authenticated;
+  }
+
+  /** Opens the socket (idempotent). */
+  private connectTransport(): Promise<void> {
     if (this.closedError !== undefined) return Promise.reject(this.closedError);
     if (this.socket !== undefined) return Promise.resolve();
     if (this.connecting !== undefined) return this.connecting;
@@ -240,7 +261,7 @@ export class BrokerConnection {
   }
 
   private write(api: ApiDefinition, body: unknown, options: SendOptions, resolve: (b: unknown) => void, reject: (e: Error) => void): void {
-    this.connect().then(
+    (options.duringAuthentication === true ? this.connectTransport() : this.connect()).then(
       () => {
         let version: number;
         try {

@@ -1,3 +1,4 @@
+import { ClientSasl } from './sasl-client-authenticator';
 import { KafkaError } from '../common/kafka-error';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { getLogger } from '../common/logging/logging';
@@ -34,6 +35,8 @@ export interface NetworkClientOptions {
   /** security.protocol and its TLS material, for every connection (default PLAINTEXT). */
   security?: ClientSecurity;
   clock?: Clock;
+  /** security.protocol SASL_*: every connection authenticates first. */
+  sasl?: ClientSasl;
 }
 
 /** Where a request goes: a broker id, any broker (least loaded), or the current controller. */
@@ -61,7 +64,7 @@ export class NetworkClient {
   private readonly connections = new Map<number, { conn: BrokerConnection; ready: Promise<BrokerConnection> }>();
   private readonly bootstrapAddresses: { host: string; port: number }[];
   private readonly logger = getLogger('org.apache.kafka.clients.NetworkClient');
-  private readonly opts: Required<Omit<NetworkClientOptions, 'bootstrapServers'>>;
+  private readonly opts: Required<Omit<NetworkClientOptions, 'bootstrapServers' | 'sasl'>> & Pick<NetworkClientOptions, 'sasl'>;
   private refreshing: Promise<void> | undefined;
   private closed = false;
   private nextAny = 0;
@@ -180,6 +183,7 @@ export class NetworkClient {
       maxInFlightRequests: this.opts.maxInFlightRequestsPerConnection,
       security: this.opts.security,
       clock: this.opts.clock,
+      ...(this.opts.sasl === undefined ? {} : { sasl: this.opts.sasl }),
     });
     // Concurrent callers share one connection and wait for the same handshake.
     const ready = (async (): Promise<BrokerConnection> => {

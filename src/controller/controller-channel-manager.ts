@@ -3,6 +3,7 @@ import { SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { BrokerConnection } from '../client/broker-connection';
 import { ClientSecurity, PLAINTEXT_SECURITY } from '../security/client-security';
+import { ClientSasl } from '../client/sasl-client-authenticator';
 import { ApiDefinition } from '../protocol/api-definition';
 import { LeaderAndIsrApi, LeaderAndIsrRequest, LeaderAndIsrResponse } from '../protocol/apis/leader-and-isr';
 import { StopReplicaApi, StopReplicaRequest, StopReplicaResponse } from '../protocol/apis/stop-replica';
@@ -31,10 +32,12 @@ export class ControllerChannelManager implements ControllerChannel {
   constructor(
     private readonly controllerId: number,
     private readonly epoch: () => number,
-    private readonly listenerName: string,
+    readonly listenerName: string,
     private readonly requestTimeoutMs: number,
     /** The listener's security (control.plane.listener.name's, else the inter-broker listener's). */
     private readonly security: ClientSecurity = PLAINTEXT_SECURITY,
+    /** The broker's SASL identity when the inter-broker listener is a SASL one. */
+    private readonly sasl: ClientSasl | undefined = undefined,
   ) {
     this.log = getLogger('kafka.controller.ControllerChannelManager', `[Channel manager on controller ${controllerId}]: `);
   }
@@ -44,7 +47,7 @@ export class ControllerChannelManager implements ControllerChannel {
     const endpoint = broker.endpoints.find((e) => e.listenerName === this.listenerName) ?? broker.endpoints[0];
     if (endpoint === undefined) return;
     this.log.debug(`Controller ${this.controllerId} trying to connect to broker ${broker.id}`);
-    const sender = new BrokerSender(this.controllerId, broker, endpoint.host, endpoint.port, this.epoch, this.requestTimeoutMs, this.security);
+    const sender = new BrokerSender(this.controllerId, broker, endpoint.host, endpoint.port, this.epoch, this.requestTimeoutMs, this.security, this.sasl);
     this.brokers.set(broker.id, sender);
     sender.start();
   }
@@ -99,6 +102,7 @@ class BrokerSender {
     private readonly epoch: () => number,
     private readonly requestTimeoutMs: number,
     private readonly security: ClientSecurity,
+    private readonly sasl: ClientSasl | undefined = undefined,
   ) {
     this.log = getLogger('kafka.controller.RequestSendThread', `[RequestSendThread controllerId=${controllerId}] `);
     this.stateChangeLog = getLogger('state.change.logger');
@@ -161,7 +165,15 @@ class BrokerSender {
 
   private async send(item: QueueItem): Promise<unknown> {
     if (this.connection === undefined || this.connection.isClosed) {
-      const connection = new BrokerConnection({ host: this.host, port: this.port, nodeId: this.broker.id, clientId: `controller-${this.controllerId}`, requestTimeoutMs: this.requestTimeoutMs, security: this.security });
+      const connection = new BrokerConnection({
+        host: this.host,
+        port: this.port,
+        nodeId: this.broker.id,
+        clientId: `controller-${this.controllerId}`,
+        requestTimeoutMs: this.requestTimeoutMs,
+        security: this.security,
+        ...(this.sasl === undefined ? {} : { sasl: this.sasl }),
+      });
       this.connection = connection;
       await connection.connect();
       await connection.negotiate();

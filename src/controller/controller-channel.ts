@@ -15,4 +15,6 @@ export interface ControllerChannel {
   sendUpdateMetadata(brokerId: number, request: UpdateMetadataRequest, onResponse?: (response: UpdateMetadataResponse) => void): void;
   sendStopReplica(brokerId: number, request: StopReplicaRequest, onResponse?: (response: StopReplicaResponse) => void): void;
   shutdown(): Promise<void>;
+  /** The inter-broker listener the channel talks on: LeaderAndIsr's live leaders name their endpoint on it. */
+  readonly listenerName?: string;
 }

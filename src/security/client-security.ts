@@ -6,8 +6,8 @@ export const SECURITY_PROTOCOLS: readonly SecurityProtocol[] = ['PLAINTEXT', 'SS
 
 /**
  * How a client connection secures itself (Kafka's ChannelBuilders.clientChannelBuilder inputs): the security
- * protocol and, for SSL and SASL_SSL, the TLS material. The one seam the client's BrokerConnection reads; SASL
- * adds its mechanism and credentials here.
+ * protocol and, for SSL and SASL_SSL, the TLS material. BrokerConnection reads it; for SASL_* its `sasl` option
+ * (src/client/sasl-client-authenticator.ts) carries the mechanism and credentials.
  */
 export interface ClientSecurity {
   readonly securityProtocol: SecurityProtocol;
@@ -28,7 +28,8 @@ export function isSecurityProtocol(text: string): text is SecurityProtocol {
 export function clientSecurityFrom(get: ConfigLookup, protocol?: string): ClientSecurity {
   const text = (protocol ?? get('security.protocol') ?? 'PLAINTEXT').trim().toUpperCase();
   if (!isSecurityProtocol(text)) throw new ConfigException(`Invalid value ${text} for configuration security.protocol: String must be one of: ${SECURITY_PROTOCOLS.join(', ')}`);
-  if (text === 'SASL_PLAINTEXT' || text === 'SASL_SSL') throw new ConfigException(`security.protocol=${text} is not supported by kafka-ts yet: SASL authentication is not implemented`);
   if (text === 'PLAINTEXT') return PLAINTEXT_SECURITY;
+  // The SASL half (mechanism and credentials) travels beside this, as the connection's `sasl` option.
+  if (text === 'SASL_PLAINTEXT') return { securityProtocol: text };
   return { securityProtocol: text, tls: loadClientTls(sslSettings(get)) };
 }

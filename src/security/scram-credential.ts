@@ -72,4 +72,6 @@ export interface ScramCredentialLookup {
   credential(username: string, mechanism: ScramMechanism, tokenAuth: boolean): ScramCredential | undefined;
   /** For a token: the principal that owns it (the authenticated principal is the owner, not the token id). */
   tokenOwner?(tokenId: string): string | undefined;
+  /** For a token: when it expires (epoch ms), which bounds the SASL session (KIP-368). */
+  tokenExpiryMs?(tokenId: string): number | undefined;
 }

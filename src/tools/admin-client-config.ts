@@ -4,6 +4,8 @@ import { NetworkClient, NetworkClientOptions } from '../client/network-client';
 import { CliError } from './cli';
 import { intOption, parseBrokerList } from './tool-properties';
 import { ClientSecurity, clientSecurityFrom } from '../security/client-security';
+import { ClientSasl } from '../client/sasl-client-authenticator';
+import { CLIENT_SASL_KEYS, clientSaslFrom } from './client-sasl-config';
 
 /** The client's TLS keys (SslConfigs' client side), honoured by every tool. */
 export const CLIENT_SSL_KEYS: readonly string[] = [
@@ -13,7 +15,7 @@ export const CLIENT_SSL_KEYS: readonly string[] = [
 ];
 
 /** The AdminClient properties the admin tools honour; any other key is refused, not silently ignored. */
-const ADMIN_KEYS = new Set(['bootstrap.servers', 'client.id', 'request.timeout.ms', 'default.api.timeout.ms', 'retries', 'retry.backoff.ms', 'security.protocol', ...CLIENT_SSL_KEYS]);
+const ADMIN_KEYS = new Set(['bootstrap.servers', 'client.id', 'request.timeout.ms', 'default.api.timeout.ms', 'retries', 'retry.backoff.ms', ...CLIENT_SASL_KEYS, ...CLIENT_SSL_KEYS]);
 
 export interface AdminClientConfig {
   readonly bootstrapServers: string[];
@@ -23,6 +25,8 @@ export interface AdminClientConfig {
   readonly retryBackoffMs: number;
   /** security.protocol and the ssl.* client keys. */
   readonly security: ClientSecurity;
+  /** SASL_PLAINTEXT / SASL_SSL: the mechanism and credentials (sasl.mechanism, sasl.jaas.config). */
+  readonly sasl?: ClientSasl;
 }
 
 /**
@@ -38,8 +42,8 @@ export function toolClientSecurity(props: ReadonlyMap<string, string>, file: str
 }
 
 /**
- * Reads an admin tool's properties file (`--command-config`, `--admin.config`). SASL is not there yet, so a
- * SASL_* security.protocol is refused (by toolClientSecurity) rather than silently talked to without it.
+ * Reads an admin tool's properties file (`--command-config`, `--admin.config`): security.protocol with its ssl.*
+ * (toolClientSecurity) and sasl.* (clientSaslFrom) keys; anything else is refused rather than ignored.
  */
 function readAdminProperties(file: string | undefined, option: string): Map<string, string> {
   if (file === undefined) return new Map();
@@ -67,13 +71,18 @@ export function adminClientConfig(bootstrapServer: string, configFile: string | 
     retries: intOption(props.get('retries'), 'retries', 3),
     retryBackoffMs: intOption(props.get('retry.backoff.ms'), 'retry.backoff.ms', 100),
     security: toolClientSecurity(props, configFile ?? option),
+    ...saslOf(clientSaslFrom(props, configFile ?? option)),
   };
+}
+
+function saslOf(sasl: ClientSasl | undefined): { sasl?: ClientSasl } {
+  return sasl === undefined ? {} : { sasl };
 }
 
 /** The same, as NetworkClient options (for tools that build their client themselves). */
 export function adminClientOptions(bootstrapServer: string, configFile: string | undefined, option: string, defaults: { clientId: string; requestTimeoutMs?: number }): NetworkClientOptions {
   const c = adminClientConfig(bootstrapServer, configFile, defaults.clientId, option, defaults.requestTimeoutMs);
-  return { bootstrapServers: c.bootstrapServers, clientId: c.clientId, requestTimeoutMs: c.requestTimeoutMs, retries: c.retries, retryBackoffMs: c.retryBackoffMs, security: c.security };
+  return { bootstrapServers: c.bootstrapServers, clientId: c.clientId, requestTimeoutMs: c.requestTimeoutMs, retries: c.retries, retryBackoffMs: c.retryBackoffMs, security: c.security, ...saslOf(c.sasl) };
 }
 
 export function adminNetworkClient(config: AdminClientConfig): NetworkClient {
@@ -84,6 +93,7 @@ export function adminNetworkClient(config: AdminClientConfig): NetworkClient {
     retries: config.retries,
     retryBackoffMs: config.retryBackoffMs,
     security: config.security,
+    ...saslOf(config.sasl),
   });
 }
 

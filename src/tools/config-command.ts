@@ -1,3 +1,4 @@
+import { SCRAM_MECHANISMS as SCRAM_DEFS, ScramMechanism, generateScramCredential, scramCredentialToString } from '../security/scram-credential';
 import { ConfigException, defineKey, parseKey } from '../common/config/config-def';
 import { OP_DELETE, OP_SET } from '../common/config/incremental-config-ops';
 import { validateLogConfig } from '../common/config/log-config';
@@ -116,7 +117,8 @@ export function formatConfigEntry(entry: DescribeConfigsResourceConfig): string 
 
 /** The ZooKeeper form's describe line: `Configs for topic 't' are k1=v1,k2=v2`. */
 export function formatZkConfigs(entity: string, config: ReadonlyMap<string, string>): string {
-  return `Configs for ${entity} are ${[...config].filter(([k]) => !k.startsWith('SCRAM-')).map(([k, v]) => `${k}=${v}`).join(',')}`;
+  // SCRAM entries are printed in their stored form (salt and keys, never a password), as Kafka 2.8 does.
+  return `Configs for ${entity} are ${[...config].map(([k, v]) => `${k}=${v}`).join(',')}`;
 }
 
 /** ConfigCommandOptions.checkArgs, with Kafka's messages (IllegalArgumentException: printed as they are). */
@@ -183,6 +185,19 @@ const CLIENT_QUOTA_KEYS = [defineKey('producer_byte_rate', 'long', '922337203685
 const UNAPPLIED_CLIENT_KEYS = ['request_percentage', 'controller_mutation_rate'];
 const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'];
 
+/** ConfigCommand.DefaultScramIterations. */
+const DEFAULT_SCRAM_ITERATIONS = 4096;
+
+/** ConfigCommand.scramCredential: `[iterations=N,]password=P` -> the stored `salt=...,stored_key=...` form. */
+export function scramCredentialConfig(mechanism: ScramMechanism, text: string): string {
+  const m = /^(?:iterations=([0-9]*),)?password=(.*)$/s.exec(text);
+  if (m === null) throw new CliError(`Invalid credential property ${mechanism}=${text}`);
+  const iterations = m[1] !== undefined && m[1] !== '' ? Number(m[1]) : DEFAULT_SCRAM_ITERATIONS;
+  const min = SCRAM_DEFS[mechanism].minIterations;
+  if (iterations < min) throw new CliError(`Iterations ${iterations} is less than the minimum ${min} required for ${mechanism}`);
+  return scramCredentialToString(generateScramCredential(mechanism, m[2] as string, iterations));
+}
+
 function wrapConfigException(err: unknown): never {
   if (err instanceof ConfigException) throw new ConfigCommandError('org.apache.kafka.common.config.ConfigException', err.message);
   if (err instanceof KafkaError) throw new ConfigCommandError(javaExceptionName(err.errorName), err.message);
@@ -232,8 +247,16 @@ export class ZkConfigCommand {
     if (type === 'users') {
       const keys = [...added.keys(), ...deleted];
       if (!keys.every((k) => SCRAM_MECHANISMS.includes(k))) throw new CliError(`requirement failed: ${refusal}. User configuration updates using ZooKeeper are only supported for SCRAM credential updates.`);
-      // The broker has no SASL listeners: SCRAM credentials stored here would never authenticate anyone.
-      throw new CliError(`SCRAM credentials are not supported by this broker (it has no SASL listeners): ${keys.join(',')}`);
+      // ConfigCommand.preProcessScramCredentials: the password becomes Kafka's stored credential form.
+      for (const [mechanism, text] of added) added.set(mechanism, scramCredentialConfig(mechanism as ScramMechanism, text));
+      const config = await this.admin.fetchEntityConfig(type, name);
+      const invalid = deleted.filter((k) => !config.has(k));
+      if (invalid.length > 0) throw new CliError(`Invalid config(s): ${invalid.join(',')}`);
+      for (const [k, v] of added) config.set(k, v);
+      for (const k of deleted) config.delete(k);
+      await this.admin.changeUserConfig(name, config);
+      this.out(`Completed updating config for entity: ${entityText(type, name)}.`);
+      return;
     }
     if (type === 'brokers') {
       const info = 'Broker configuration operations using ZooKeeper are only supported if the affected broker(s) are not running.';

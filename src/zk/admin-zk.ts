@@ -246,6 +246,14 @@ export class AdminZk {
   }
 
   /**
+   * AdminZkClient.changeUserOrUserClientIdConfig for a user: `/config/users/<sanitized user>` (SCRAM credentials
+   * and quotas) written whole, with an `entity_path: users/<user>` notification.
+   */
+  changeUserConfig(sanitizedUser: string, config: ReadonlyMap<string, string>): Promise<void> {
+    return this.changeEntityConfig('users', sanitizedUser, config);
+  }
+
+  /**
    * AdminZkClient.changeBrokerConfig: `/config/brokers/<id>`, or `/config/brokers/<default>` when there is no
    * id, written whole, with an `entity_path: brokers/<name>` notification every broker's DynamicConfigManager sees.
    */

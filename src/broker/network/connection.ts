@@ -8,6 +8,8 @@ import { ConnectionContext } from './api-handler';
 import { RequestChannel } from './request-channel';
 import { principalToString } from '../../security/kafka-principal';
 import { logCompletedRequest, nowMs, requestLogger } from './request-logger';
+import { SaslServerAuthenticator } from './sasl-server-authenticator';
+import { ApiKey } from '../../protocol/api-keys';
 
 export interface ConnectionLimits {
   /** socket.request.max.bytes: larger frames close the connection before anything is allocated. */
@@ -67,6 +69,8 @@ export class Connection {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly onClose: (connection: Connection) => void,
+    /** On a SASL listener: every frame goes here until the client has authenticated (and when it re-authenticates). */
+    private readonly authenticator: SaslServerAuthenticator | undefined = undefined,
   ) {
     this.decoder = new FrameDecoder(limits.maxRequestBytes);
     socket.setNoDelay(true);
@@ -149,7 +153,7 @@ export class Connection {
     }
     let result: DispatchOutcome | Promise<DispatchOutcome>;
     try {
-      result = this.dispatcher.handle(frame, this.context);
+      result = this.authenticator === undefined ? this.dispatcher.handle(frame, this.context) : this.authenticatedHandle(this.authenticator, frame);
     } catch (e) {
       // The dispatcher catches handler errors itself; this is a last line of defence against bugs in it.
       result = { kind: 'close', reason: `dispatcher failure: ${String(e)}` };
@@ -162,6 +166,21 @@ export class Connection {
     } else {
       this.complete(result, reserved, startMs);
     }
+  }
+
+  /**
+   * Kafka's Processor on a SASL channel: the authenticator takes frames until the client has authenticated; a
+   * SaslHandshake on an authenticated channel with a session lifetime starts re-authentication (KIP-368); any
+   * other request after the session expired closes the connection.
+   */
+  private authenticatedHandle(auth: SaslServerAuthenticator, frame: Buffer): DispatchOutcome | Promise<DispatchOutcome> {
+    if (!auth.complete) return auth.handle(frame);
+    if (frame.length >= 2 && frame.readInt16BE(0) === ApiKey.SASL_HANDSHAKE && auth.beginReauthentication()) return auth.handle(frame);
+    if (auth.sessionExpired(this.clock.nowMs())) {
+      this.logger.debug(`Disconnecting expired channel: ${this.context.connectionId}`);
+      return { kind: 'close', reason: 'SASL session expired (connections.max.reauth.ms)' };
+    }
+    return this.dispatcher.handle(frame, this.context);
   }
 
   /** Writes the response; the next request is handled once the socket has taken it. */
@@ -187,6 +206,11 @@ export class Connection {
       if (corked) this.socket.uncork();
     } else if (outcome.log !== undefined) {
       this.logCallback(outcome, startMs, sendStartMs)();
+    }
+    if (outcome.kind === 'send' && outcome.closeAfter !== undefined) {
+      // A failed authentication: the client reads why, then the connection ends (Kafka's Selector closes it).
+      this.closeAfterWrite(outcome.closeAfter);
+      return;
     }
     // Over its quota: the channel stays muted for the throttle time, then reads on (KIP-219).
     if ((outcome.throttleMs ?? 0) > 0) this.throttleFor(outcome.throttleMs as number);
@@ -244,6 +268,16 @@ export class Connection {
     } else {
       this.socket.destroy();
     }
+    this.finishClose();
+  }
+
+  /** Ends the connection once what was written has gone out (never waiting long). */
+  private closeAfterWrite(reason: string): void {
+    if (this.closed) return;
+    this.logger.debug(`Closing connection ${this.context.connectionId}: ${reason}`);
+    this.closed = true;
+    this.socket.end();
+    this.clock.setTimer(() => void this.socket.destroy(), 1000);
     this.finishClose();
   }
 

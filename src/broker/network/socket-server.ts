@@ -15,6 +15,10 @@ import { RequestChannel } from './request-channel';
 import { ANONYMOUS, KafkaPrincipal, USER_TYPE } from '../../security/kafka-principal';
 import { ServerTlsOptions, secureContextError } from '../../security/ssl-factory';
 import { rfc2253Name } from '../../security/distinguished-name';
+import { ListenerSasl } from '../../security/sasl-server-config';
+import { SaslServerFactory } from '../../security/sasl-server';
+import { AuthenticationFailureLog } from './authentication-failure-log';
+import { SaslServerAuthenticator } from './sasl-server-authenticator';
 
 const INT_MAX = 2147483647;
 
@@ -47,6 +51,8 @@ export interface SocketServerOptions {
   /** Each SSL / SASL_SSL listener's TLS (key material already loaded), by listener name. */
   tls?: ReadonlyMap<string, ServerTlsOptions>;
   clock?: Clock;
+  /** The SASL settings and mechanism servers of each SASL_* listener, by listener name. */
+  saslListeners?: ReadonlyMap<string, { listener: ListenerSasl; createServer: SaslServerFactory }>;
   /** socket.receive.buffer.bytes / socket.send.buffer.bytes are OS-managed in Node and not applied. */
 }
 
@@ -75,6 +81,7 @@ const EMFILE_BACKOFF_MS = 1000;
  * request is read, and the principal is the certificate's subject mapped by ssl.principal.mapping.rules. A
  * failed handshake closes only that socket. The connection limits can change at run time (reconfigureConnectionLimits),
  * and a listener's key material too (reconfigureListenerTls: new connections use it).
+ * A SASL_PLAINTEXT or SASL_SSL connection authenticates first (SaslServerAuthenticator), after TLS for SASL_SSL.
  *
  * A new connection that breaks max.connections, max.connections.per.ip (or its override) or
  * max.connection.creation.rate is closed at accept, logged once per interval rather than once per connection.
@@ -98,6 +105,7 @@ export class SocketServer {
   private readonly retries = new Set<TimerHandle>();
   private stopped = false;
   private readonly headroom: DescriptorHeadroom;
+  private readonly authFailures: AuthenticationFailureLog;
 
   constructor(
     private readonly options: SocketServerOptions,
@@ -105,6 +113,7 @@ export class SocketServer {
   ) {
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.headroom = new DescriptorHeadroom(this.clock);
+    this.authFailures = new AuthenticationFailureLog(this.clock);
     this.limits = {
       maxRequestBytes: options.socketRequestMaxBytes ?? DEFAULT_MAX_REQUEST_BYTES,
       idleTimeoutMs: options.connectionsMaxIdleMs ?? 600000,
@@ -129,6 +138,9 @@ export class SocketServer {
       this.clock,
     );
     for (const endPoint of this.options.listeners) {
+      if (endPoint.securityProtocol.startsWith('SASL_') && this.options.saslListeners?.get(endPoint.listenerName) === undefined) {
+        throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol} but has no SASL configuration`);
+      }
       const listener: BoundListener = { endPoint, server: undefined as unknown as Server, port: endPoint.port };
       if (usesTls(endPoint.securityProtocol)) {
         const options = this.options.tls?.get(endPoint.listenerName);
@@ -357,10 +369,23 @@ export class SocketServer {
       clientSoftwareVersion: 'unknown',
       principal,
     };
-    const connection = new Connection(socket, context, this.dispatcher, this.channel, this.limits, this.clock, this.processorLogger, (c) => {
-      this.connections.delete(c);
-      if (releaseQuota) this.quotas?.release(remote);
-    });
+    const sasl = endPoint.securityProtocol.startsWith('SASL_') ? this.options.saslListeners?.get(endPoint.listenerName) : undefined;
+    const authenticator =
+      sasl === undefined ? undefined : new SaslServerAuthenticator({ ...sasl, dispatcher: this.dispatcher, clock: this.clock, failures: this.authFailures }, context);
+    const connection = new Connection(
+      socket,
+      context,
+      this.dispatcher,
+      this.channel,
+      this.limits,
+      this.clock,
+      this.processorLogger,
+      (c) => {
+        this.connections.delete(c);
+        if (releaseQuota) this.quotas?.release(remote);
+      },
+      authenticator,
+    );
     this.connections.add(connection);
   }
 

@@ -1,5 +1,6 @@
 import { KafkaConfig } from '../../common/config/kafka-config';
 import { ClientSecurity, PLAINTEXT_SECURITY } from '../../security/client-security';
+import { ClientSasl } from '../../client/sasl-client-authenticator';
 
 /** The replica.* settings a follower's fetchers use (Kafka's KafkaConfig replica fetcher keys). */
 export interface ReplicaFetcherConfig {
@@ -21,6 +22,8 @@ export interface ReplicaFetcherConfig {
   socketTimeoutMs: number;
   /** The inter-broker listener's security protocol and TLS material (default PLAINTEXT). */
   security?: ClientSecurity;
+  /** The broker's SASL identity when the inter-broker listener is a SASL one. */
+  sasl?: ClientSasl;
 }
 
 export function replicaFetcherConfigFrom(brokerId: number, config: KafkaConfig, security: ClientSecurity = PLAINTEXT_SECURITY): ReplicaFetcherConfig {

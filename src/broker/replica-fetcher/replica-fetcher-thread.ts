@@ -220,6 +220,7 @@ export class ReplicaFetcherThread {
       clientId: `broker-${this.config.brokerId}-fetcher-${this.fetcherId}`,
       requestTimeoutMs: this.config.socketTimeoutMs,
       ...(this.config.security === undefined ? {} : { security: this.config.security }),
+      ...(this.config.sasl === undefined ? {} : { sasl: this.config.sasl }),
     });
     this.connection = c;
     await c.connect();

@@ -189,6 +189,8 @@ export const KAFKA_CONFIG_DEFS = [
   k('ssl.engine.factory.class', 'class', null),
   k('sasl.enabled.mechanisms', 'list', 'GSSAPI'),
   k('sasl.mechanism.inter.broker.protocol', 'string', 'GSSAPI'),
+  k('sasl.jaas.config', 'password', null),
+  k('connections.max.reauth.ms', 'long', '0'),
   k('password.encoder.secret', 'password', null),
   // Delegation tokens (KIP-48); 2.8 reads secret.key first and master.key, its deprecated name (KIP-681), after.
   k('delegation.token.secret.key', 'password', null),

@@ -111,9 +111,9 @@ export class KafkaConfig {
 
   /**
    * Settings that promise protection kafka-ts does not give yet stop the start-up instead of being ignored:
-   * an authorizer other than Kafka's AclAuthorizer, SASL (its keys and SASL_* listeners), and SSL settings Node's
-   * TLS cannot honour (a JSSE provider, key or trust manager algorithms, an engine factory). A broker that took
-   * them and served everyone unauthenticated would be worse than one that refuses to start.
+   * an authorizer other than Kafka's AclAuthorizer, SASL callback handler and login classes (Java classes), and SSL
+   * settings Node's TLS cannot honour (a JSSE provider, key or trust manager algorithms, an engine factory). A
+   * broker that took them and served everyone unauthenticated would be worse than one that refuses to start.
    */
   private refuseUnprotectedPromises(): void {
     const refuse = (key: string, value: string): never => {
@@ -136,15 +136,10 @@ export class KafkaConfig {
     };
     for (const [key, value] of this.originals) {
       const base = /^listener\.name\.[^.]+\.(.*)$/.exec(key)?.[1] ?? key;
-      if (/^sasl\./.test(key) || /^listener\.name\.[^.]+\.(sasl|[^.]+\.sasl)\./.test(key)) refuse(key, /password|jaas/.test(key) ? '[hidden]' : value);
+      // SASL is implemented (src/security); custom callback handler and login classes cannot be loaded.
+      if (/^(listener\.name\.[^.]+\.([^.]+\.)?)?sasl\.(server\.callback\.handler\.class|login\.class|login\.callback\.handler\.class)$/.test(key)) refuse(key, value);
       if (base in jsseOnly && value.trim() !== (jsseOnly[base] ?? '')) refuse(key, value);
     }
-    // The seam SASL fills in: until SaslHandshake/SaslAuthenticate exist, a SASL_* listener would serve
-    // unauthenticated clients.
-    for (const e of [...this.listeners, ...this.advertisedListeners]) {
-      if (e.securityProtocol.startsWith('SASL_')) refuse('listeners', `${e.listenerName}://${e.host}:${e.port} (${e.securityProtocol}: SASL authentication is not implemented)`);
-    }
-    if (this.get('security.inter.broker.protocol').startsWith('SASL_')) refuse('security.inter.broker.protocol', this.get('security.inter.broker.protocol'));
   }
 
   /** KafkaConfig.validateValues on the listeners (its messages). */

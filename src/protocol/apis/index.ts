@@ -45,6 +45,7 @@ import { OffsetFetchApi } from './offset-fetch';
 import { OffsetForLeaderEpochApi } from './offset-for-leader-epoch';
 import { ProduceApi } from './produce';
 import { RenewDelegationTokenApi } from './renew-delegation-token';
+import { SaslAuthenticateApi } from './sasl-authenticate';
 import { SaslHandshakeApi } from './sasl-handshake';
 import { StopReplicaApi } from './stop-replica';
 import { SyncGroupApi } from './sync-group';
@@ -59,8 +60,8 @@ import { WriteTxnMarkersApi } from './write-txn-markers';
  *
  * Windows: min 0 everywhere (librdkafka's feature checks need the low versions), and every API goes to Kafka
  * 2.8's maximum, flexible versions included (`test/unit/protocol/codec-round-trip.test.ts` checks both), with
- * what each version adds implemented. InitProducerId is decodable at v0-1 for now (the idempotent producer's
- * work takes it to v4); SaslHandshake is never advertised (NEVER_ADVERTISED).
+ * what each version adds implemented. SaslHandshake and SaslAuthenticate are advertised only by a broker with a
+ * SASL listener (kafka-apis installs their handlers then).
  */
 export const Apis = {
   [ApiKey.PRODUCE]: ProduceApi,
@@ -104,6 +105,7 @@ export const Apis = {
   [ApiKey.RENEW_DELEGATION_TOKEN]: RenewDelegationTokenApi,
   [ApiKey.EXPIRE_DELEGATION_TOKEN]: ExpireDelegationTokenApi,
   [ApiKey.DESCRIBE_DELEGATION_TOKEN]: DescribeDelegationTokenApi,
+  [ApiKey.SASL_AUTHENTICATE]: SaslAuthenticateApi,
   [ApiKey.DELETE_GROUPS]: DeleteGroupsApi,
   [ApiKey.DESCRIBE_CLUSTER]: DescribeClusterApi,
   [ApiKey.DESCRIBE_PRODUCERS]: DescribeProducersApi,
@@ -119,8 +121,8 @@ export const Apis = {
 export type Apis = typeof Apis;
 export type ApiKeyOf = keyof Apis;
 
-/** SaslHandshake is decodable (to refuse it politely) but a plaintext broker must never advertise it. */
-export const NEVER_ADVERTISED: ReadonlySet<number> = new Set([SaslHandshakeApi.key]);
+/** APIs decodable but never advertised (none today: SaslHandshake is advertised where SASL is configured). */
+export const NEVER_ADVERTISED: ReadonlySet<number> = new Set<number>();
 
 const byKey = new Map<number, ApiDefinition>();
 for (const api of Object.values(Apis) as ApiDefinition[]) byKey.set(api.key, api);

@@ -18,7 +18,7 @@ const ctx = (): ConnectionContext => ({
 /** A dispatcher with a (never called) handler for every registered API. */
 function fullDispatcher(extra: ApiHandlers = {}): RequestDispatcher {
   const handlers: Record<number, unknown> = {};
-  for (const api of allApis()) if (api.key !== 18 && api.key !== 17) handlers[api.key] = () => ({});
+  for (const api of allApis()) if (api.key !== 18 && api.key !== 17 && api.key !== 36) handlers[api.key] = () => ({});
   return new RequestDispatcher({ ...(handlers as ApiHandlers), ...extra });
 }
 
@@ -29,6 +29,14 @@ function hex(outcome: DispatchOutcome | Promise<DispatchOutcome>): string {
 }
 
 describe('RequestDispatcher', () => {
+  it('advertises SaslHandshake and SaslAuthenticate only when their handlers are installed (a SASL listener exists)', () => {
+    const table = fullDispatcher({ [17]: () => ({ errorCode: 34, mechanisms: [] }), [36]: () => ({ errorCode: 34, errorMessage: null, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 }) })
+      .advertised()
+      .map((k) => `${k.apiKey}:${k.minVersion}-${k.maxVersion}`);
+    expect(table).toEqual(expect.arrayContaining(['17:0-1', '36:0-2']));
+    expect(fullDispatcher().advertised().map((k) => k.apiKey)).not.toContain(17);
+  });
+
   it('advertises exactly the registry\'s windows (client and inter-broker APIs), min 0 everywhere, no SaslHandshake', () => {
     const table = fullDispatcher().advertised().map((k) => `${k.apiKey}:${k.minVersion}-${k.maxVersion}`);
     expect(table).toEqual([

@@ -70,6 +70,9 @@ const NO_CLIENT_SENDS: ReadonlyMap<number, string> = new Map([
   [5, 'StopReplica: controller -> broker'],
   [6, 'UpdateMetadata: controller -> broker'],
   [7, 'ControlledShutdown: broker -> controller'],
+  // SaslAuthenticate frames carry credentials and are only sent on SASL listeners: not captured here; the real
+  // clients exercise every version in test/integration/security/sasl.test.ts.
+  [36, 'SaslAuthenticate: SASL listeners only, exercised by the SASL integration test'],
   // OffsetForLeaderEpoch: sent by our own replica fetchers. Clients send it only for KIP-320 truncation detection,
   // which none of the capture clients implements (kafkajs 2.2.4 and kafka-python 2.0.2 lack the API; librdkafka
   // gained it in 2.1.0, we have 2.0.2, and it needs leader epochs from Metadata v7+, above our v6). A real client's

@@ -1,0 +1,73 @@
+import { KafkaConfig } from '../common/config/kafka-config';
+import { ConfigException } from '../common/config/config-def';
+import { jaasFileFromKafkaOpts, loadJaasFileFromEnv } from '../security/jaas-config';
+import { ScramCredentialCache } from '../security/scram-credential-cache';
+import { JaasFile, ListenerSasl, SaslSettings, interBrokerCredentials, resolveListenerSasl } from '../security/sasl-server-config';
+import { createSaslServerFactory } from '../security/sasl-server-factory';
+import { SaslServerFactory } from '../security/sasl-server';
+
+/** The broker's own SASL identity on the inter-broker listener. */
+export interface InterBrokerSasl {
+  readonly mechanism: string;
+  readonly username: string;
+  readonly password: string;
+}
+
+/** Everything SASL of one broker, resolved before anything starts so that bad settings stop the start-up. */
+export interface BrokerSasl {
+  readonly listeners: ReadonlyMap<string, { listener: ListenerSasl; createServer: SaslServerFactory }>;
+  readonly scramCredentials: ScramCredentialCache;
+  /** Set when the inter-broker listener is a SASL one. */
+  readonly interBroker: InterBrokerSasl | undefined;
+}
+
+/**
+ * Reads the SASL settings of every SASL_* listener (Kafka's SaslChannelBuilder per listener, JaasContext, and
+ * KafkaConfig's inter-broker checks). The JAAS file is the one `-Djava.security.auth.login.config=` names in
+ * KAFKA_OPTS, read only when some listener needs it.
+ */
+export function resolveBrokerSasl(config: KafkaConfig, env: NodeJS.ProcessEnv = process.env): BrokerSasl {
+  const settings: SaslSettings = {
+    originals: config.originals,
+    enabledMechanisms: config.get('sasl.enabled.mechanisms'),
+    connectionsMaxReauthMs: config.get('connections.max.reauth.ms'),
+  };
+  const scramCredentials = new ScramCredentialCache();
+  const listeners = new Map<string, { listener: ListenerSasl; createServer: SaslServerFactory }>();
+  let file: JaasFile | undefined;
+  let fileRead = false;
+  const jaasFile = (): JaasFile | undefined => {
+    if (!fileRead) {
+      fileRead = true;
+      const sections = loadJaasFileFromEnv(env);
+      const path = jaasFileFromKafkaOpts(env['KAFKA_OPTS']);
+      file = sections === undefined || path === undefined ? undefined : { path, sections };
+    }
+    return file;
+  };
+  for (const endPoint of config.listeners) {
+    if (!endPoint.securityProtocol.startsWith('SASL_')) continue;
+    const listener = resolveListenerSasl(settings, endPoint.listenerName, needsFile(settings, endPoint.listenerName, config) ? jaasFile() : undefined);
+    listeners.set(endPoint.listenerName, { listener, createServer: createSaslServerFactory(listener, scramCredentials) });
+  }
+  const ibl = config.interBrokerListenerName;
+  const ib = listeners.get(ibl);
+  let interBroker: InterBrokerSasl | undefined;
+  if (ib !== undefined) {
+    const mechanism = config.get('sasl.mechanism.inter.broker.protocol');
+    if (ib.listener.enabledMechanisms.length === 0) throw new ConfigException('requirement failed: sasl.enabled.mechanisms must be non-empty when SASL is used for inter-broker communication');
+    if (mechanism === 'GSSAPI') {
+      throw new ConfigException('sasl.mechanism.inter.broker.protocol is GSSAPI (the default when the key is not set): kafka-ts does not offer GSSAPI (Kerberos); set it to PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512');
+    }
+    interBroker = { mechanism, ...interBrokerCredentials(ib.listener, mechanism) };
+  }
+  return { listeners, scramCredentials, interBroker };
+}
+
+/** The JAAS file is read only when some mechanism of the listener has no `listener.name.<l>.<mech>.sasl.jaas.config`. */
+function needsFile(settings: SaslSettings, listenerName: string, config: KafkaConfig): boolean {
+  const prefix = `listener.name.${listenerName.toLowerCase()}.`;
+  const prefixed = config.originals.get(`${prefix}sasl.enabled.mechanisms`);
+  const mechanisms = prefixed !== undefined ? prefixed.split(',').map((m) => m.trim()).filter((m) => m !== '') : settings.enabledMechanisms;
+  return mechanisms.some((m) => !config.originals.has(`${prefix}${m.toLowerCase()}.sasl.jaas.config`));
+}
