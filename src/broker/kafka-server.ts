@@ -233,6 +233,11 @@ export class KafkaServer {
     const tokenManager = new DelegationTokenManager(zk, delegationTokenConfigFrom(this.config), this.brokerId, clock);
     await tokenManager.startup();
     this.shutdownHooks.push(() => tokenManager.shutdown());
+    // SCRAM logins with tokenauth=true authenticate as a token's owner, from the token cache (KIP-48).
+    this.sasl?.scramCredentials.setTokenLookup({
+      credential: (tokenId, mechanism) => tokenManager.cache.credential(tokenId, mechanism),
+      tokenOwner: (tokenId) => tokenManager.cache.tokenOwner(tokenId),
+    });
     if (tokenManager.tokenAuthEnabled) {
       scheduler.schedule('delete-expired-tokens', () => (controller.isActive ? tokenManager.expireTokens() : undefined), 0, tokenManager.expiryCheckIntervalMs);
     }

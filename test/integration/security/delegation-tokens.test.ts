@@ -1,4 +1,3 @@
-import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { NetworkClient } from '../../../src/client/network-client';
@@ -12,7 +11,6 @@ import { DelegationTokenConfig, DelegationTokenManager } from '../../../src/secu
 import { KafkaPrincipal } from '../../../src/security/kafka-principal';
 import { ClusterZk } from '../../../src/zk/cluster-zk';
 import { ZkClient } from '../../../src/zk/zk-client';
-import { RawConnection, requestFrame } from '../../helpers/raw-connection';
 import { runTool } from '../../helpers/run-tool';
 import { TestCluster } from '../../helpers/test-cluster';
 import { tmpDir } from '../../helpers/tmp-dir';
@@ -137,61 +135,3 @@ describe('delegation tokens (KIP-48) with a real ZooKeeper ensemble and broker',
     expect((await other.renewToken(alice, shortLived.hmac, -1)).errorCode).toBe(ErrorCode.DELEGATION_TOKEN_NOT_FOUND.code);
   }, 60_000);
 });
-
-/**
- * The end-to-end case, for when SASL (SaslHandshake 17, SaslAuthenticate 36 and the SCRAM server with the
- * `tokenauth=true` extension) is in the tree. None of the four test clients can authenticate with a token
- * (kafkajs, kafka-python, librdkafka have no SCRAM extensions), so this is a raw RFC 5802 client that sends
- * Kafka's client-first message `n,,n=<tokenId>,r=<nonce>,tokenauth=true` with the base64 HMAC as password.
- *
- * TODO(integrator, after merging h21's SASL): add a broker with a SASL_PLAINTEXT listener and
- * `sasl.enabled.mechanisms=SCRAM-SHA-256`, create `alice`'s SCRAM credential, create a token over a SASL
- * connection authenticated as alice (CreateDelegationToken answers tokenId and hmac), then
- * `expect(await authenticateWithToken(port, tokenId, hmac)).toBe(0)`, a wrong HMAC answering
- * SASL_AUTHENTICATION_FAILED (58), and a CreateDelegationToken on the token-authenticated connection answering
- * DELEGATION_TOKEN_REQUEST_NOT_ALLOWED (64).
- */
-export async function authenticateWithToken(port: number, tokenId: string, hmac: Buffer): Promise<number> {
-  const conn = await RawConnection.open(port);
-  try {
-    const str = (s: string): Buffer => {
-      const b = Buffer.alloc(2);
-      b.writeInt16BE(Buffer.byteLength(s), 0);
-      return Buffer.concat([b, Buffer.from(s)]);
-    };
-    const bytes = (b: Buffer): Buffer => {
-      const n = Buffer.alloc(4);
-      n.writeInt32BE(b.length, 0);
-      return Buffer.concat([n, b]);
-    };
-    // SaslAuthenticate v1 response: errorCode, errorMessage (nullable string), authBytes, sessionLifetimeMs.
-    const authenticate = async (correlationId: number, payload: string): Promise<{ errorCode: number; authBytes: string }> => {
-      conn.send(requestFrame(36, 1, correlationId, bytes(Buffer.from(payload))));
-      const r = await conn.response(correlationId);
-      if (r === undefined) throw new Error('no SaslAuthenticate response');
-      const errorCode = r.readInt16BE(4);
-      const msgLen = r.readInt16BE(6);
-      const at = 8 + Math.max(msgLen, 0);
-      const len = r.readInt32BE(at);
-      return { errorCode, authBytes: r.subarray(at + 4, at + 4 + len).toString() };
-    };
-    conn.send(requestFrame(17, 1, 1, str('SCRAM-SHA-256')));
-    const handshake = await conn.response(1);
-    if (handshake === undefined || handshake.readInt16BE(4) !== 0) return handshake?.readInt16BE(4) ?? -1;
-    const nonce = randomBytes(16).toString('base64');
-    const clientFirstBare = `n=${tokenId},r=${nonce},tokenauth=true`;
-    const first = await authenticate(2, `n,,${clientFirstBare}`);
-    if (first.errorCode !== 0) return first.errorCode;
-    const fields = new Map(first.authBytes.split(',').map((kv) => [kv.slice(0, 1), kv.slice(2)] as [string, string]));
-    const salted = pbkdf2Sync(Buffer.from(hmac.toString('base64')), Buffer.from(fields.get('s') ?? '', 'base64'), Number(fields.get('i')), 32, 'sha256');
-    const clientKey = createHmac('sha256', salted).update('Client Key').digest();
-    const storedKey = createHash('sha256').update(clientKey).digest();
-    const clientFinalNoProof = `c=biws,r=${fields.get('r') ?? ''}`;
-    const authMessage = `${clientFirstBare},${first.authBytes},${clientFinalNoProof}`;
-    const signature = createHmac('sha256', storedKey).update(authMessage).digest();
-    const proof = Buffer.from(clientKey.map((x, i) => x ^ (signature[i] ?? 0))).toString('base64');
-    return (await authenticate(3, `${clientFinalNoProof},p=${proof}`)).errorCode;
-  } finally {
-    conn.close();
-  }
-}
