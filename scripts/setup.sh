@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what kafka-ts needs on a fresh Debian/Ubuntu machine with Node 20+: the npm packages (from
-# package-lock.json) and the Debian packages (ZooKeeper on Java; kcat and python3-kafka for interop tests).
+# package-lock.json) and the Debian packages (ZooKeeper on Java; kcat, python3-kafka and python3-confluent-kafka for interop tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,5 +15,5 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 
 # With no package names, the ones the broker and the tests need.
-if [ "$#" -eq 0 ]; then set -- zookeeper kcat python3-kafka; fi
+if [ "$#" -eq 0 ]; then set -- zookeeper kcat python3-kafka python3-confluent-kafka; fi
 bash scripts/ensure-system-packages.sh "$@"
