@@ -176,7 +176,13 @@ export async function runZkSecurityMigrator(args: readonly string[], io: Migrato
     io.err(migratorHelp().trimEnd());
     return 1;
   };
-  if (opts.empty || opts.help) return usageAndDie();
+  if (opts.empty) return usageAndDie();
+  if (opts.help) {
+    // Every kafka-ts tool answers --help the same way (Usage line, exit 0); Kafka's printUsageAndDie exit 1 is
+    // kept for a run without arguments.
+    io.out(`Usage: zookeeper-security-migration [options]\n\n${USAGE_MESSAGE}\n${migratorHelp().trimEnd()}`);
+    return 0;
+  }
   if (opts.version) {
     // AppInfoParser's line; kafka-ts has no Kafka commit id, which Kafka prints as unknown when it has none.
     io.out('2.8.0 (Commit:unknown)');

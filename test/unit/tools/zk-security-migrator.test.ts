@@ -36,13 +36,14 @@ describe("zookeeper-security-migration's options (Kafka's ZkSecurityMigratorOpti
     expect(() => parseMigratorArgs(['--enable.path.check=yes'])).toThrow("Option ['enable.path.check'] does not take an argument");
   });
 
-  it('prints the usage message and help on stderr, exit 1, for --help or no arguments', async () => {
-    for (const args of [[], ['--help']]) {
-      const r = await run(args);
-      expect(r.code).toBe(1);
-      expect(r.err[0]).toBe(USAGE_MESSAGE);
-      expect(r.err.join('\n')).toContain('--zookeeper.connect <String>');
-    }
+  it('prints the usage message and help on stderr, exit 1, without arguments; --help on stdout, exit 0', async () => {
+    const r = await run([]);
+    expect(r.code).toBe(1);
+    expect(r.err[0]).toBe(USAGE_MESSAGE);
+    expect(r.err.join('\n')).toContain('--zookeeper.connect <String>');
+    const h = await run(['--help']);
+    expect(h.code).toBe(0);
+    expect(h.out.join('\n')).toMatch(/^Usage: zookeeper-security-migration \[options\]\n\nZooKeeper Migration Tool Help/);
     expect(migratorHelp()).toMatch(/^Option {35}Description\n------ {35}-----------\n--enable.path.check/);
     expect(migratorHelp()).toContain('(default: localhost:2181)');
   });
