@@ -10,6 +10,22 @@ import { AckLedger, BackgroundProducer, MiB, assertHealthy, createTopic, kafka, 
 import { runFuzz, summaryLine } from '../../helpers/fuzz-runner';
 import { FUZZ_TOPICS, StructuredFuzzer, clusterSafeOptions } from '../../helpers/structured-fuzz';
 import { TestCluster } from '../../helpers/test-cluster';
+import { BrokerConnection } from '../../../src/client/broker-connection';
+import { AlterClientQuotasApi } from '../../../src/protocol/apis/alter-client-quotas';
+import { DescribeClientQuotasApi } from '../../../src/protocol/apis/describe-client-quotas';
+
+/** DescribeClientQuotas of every entity, then AlterClientQuotas removing each value found. */
+async function removeAllClientQuotas(cluster: TestCluster): Promise<void> {
+  const conn = new BrokerConnection({ host: '127.0.0.1', port: cluster.broker(0).port, clientId: 'fuzz-cleanup', requestTimeoutMs: 30000 });
+  await conn.connect();
+  try {
+    const described = await conn.send(DescribeClientQuotasApi, { components: [], strict: false });
+    const entries = (described.entries ?? []).map((e) => ({ entity: e.entity, ops: e.values.map((v) => ({ key: v.key, value: 0, remove: true })) }));
+    if (entries.length > 0) await conn.send(AlterClientQuotasApi, { entries, validateOnly: false });
+  } finally {
+    conn.close();
+  }
+}
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261129);
 const FRAMES = Number(process.env['FUZZ_CI_FRAMES'] ?? 50_000);
@@ -54,6 +70,9 @@ describe('structure-aware fuzzing of a real 3-broker cluster', () => {
     expect(result.timeouts).toBeLessThan(FRAMES / 100);
     for (const [id, rss] of result.maxRss) expect(`broker ${id} max RSS ${mib(rss)}: ${rss <= RSS_BOUND ? 'within' : 'above'} ${mib(RSS_BOUND)}`).toBe(`broker ${id} max RSS ${mib(rss)}: within ${mib(RSS_BOUND)}`);
 
+    // Mutated AlterClientQuotas frames are valid requests too: they may leave byte-rate or connection-rate quotas
+    // (a user's, an ip's, a default) that throttle the health check's clients. An operator would remove them.
+    await removeAllClientQuotas(cluster);
     const health = await assertHealthy(cluster, TOPIC, ledger, 100);
     expect(health.missing).toEqual([]);
     expect(health.acked).toBeGreaterThanOrEqual(600);
