@@ -21,7 +21,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { AckLedger, BackgroundProducer, RawConnection, RssSampler, assertHealthy, brokerRss, createTopic, kafka, logProblems, mib, probeBroker, sendFrames, startAbuseCluster } from '../test/helpers/abuse';
+import { AckLedger, BackgroundProducer, RawConnection, RssSampler, assertHealthy, brokerRss, createTopic, kafka, logProblems, mib, probeBroker, sendFrames, startAbuseCluster, removeAllClientQuotas } from '../test/helpers/abuse';
 import { perApiLines, runFuzz, summaryLine } from '../test/helpers/fuzz-runner';
 import { FUZZ_TOPICS, StructuredFuzzer, clusterSafeOptions } from '../test/helpers/structured-fuzz';
 
@@ -94,6 +94,8 @@ async function main(): Promise<number> {
     for (const line of perApiLines(result)) log(`  ${line}`);
     let healthy = false;
     try {
+      // Mutated AlterClientQuotas frames may leave quotas that throttle the health check's clients.
+      await removeAllClientQuotas(cluster);
       const h = await assertHealthy(cluster, HEALTH_TOPIC, ledger, 200);
       healthy = true;
       log(`health: every broker answered (${[...h.probes.values()].map((p) => `${p.ms} ms`).join(', ')}); ${h.acked} acknowledged records all consumed back (${h.consumed} read) in ${h.ms} ms`);

@@ -4,6 +4,9 @@
  * every broker alive and answering, a kafkajs producer (acks=-1) still acknowledged, and everything acknowledged on
  * the topic so far consumed back. docs/reliability.md lists the cases and their memory bounds.
  */
+import { BrokerConnection } from '../../src/client/broker-connection';
+import { AlterClientQuotasApi } from '../../src/protocol/apis/alter-client-quotas';
+import { DescribeClientQuotasApi } from '../../src/protocol/apis/describe-client-quotas';
 import fs from 'node:fs';
 import { Kafka, logLevel, Producer } from 'kafkajs';
 import { BrokerProcess } from './broker-process';
@@ -356,4 +359,17 @@ export async function rssDuring<T>(broker: BrokerProcess, fn: () => Promise<T>, 
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** DescribeClientQuotas of every entity, then AlterClientQuotas removing each value found. */
+export async function removeAllClientQuotas(cluster: TestCluster): Promise<void> {
+  const conn = new BrokerConnection({ host: '127.0.0.1', port: cluster.broker(0).port, clientId: 'fuzz-cleanup', requestTimeoutMs: 30000 });
+  await conn.connect();
+  try {
+    const described = await conn.send(DescribeClientQuotasApi, { components: [], strict: false });
+    const entries = (described.entries ?? []).map((e) => ({ entity: e.entity, ops: e.values.map((v) => ({ key: v.key, value: 0, remove: true })) }));
+    if (entries.length > 0) await conn.send(AlterClientQuotasApi, { entries, validateOnly: false });
+  } finally {
+    conn.close();
+  }
 }

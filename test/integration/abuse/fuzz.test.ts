@@ -6,26 +6,10 @@
  * Reproduce a failure: the message names the seed and each suspect frame k; `FUZZ_SEED=<seed> FUZZ_PRINT=<k>
  * npm run fuzz` prints it, `FUZZ_REPLAY=<k>` sends it to a fresh cluster.
  */
-import { AckLedger, BackgroundProducer, MiB, assertHealthy, createTopic, kafka, mib, startAbuseCluster } from '../../helpers/abuse';
+import { AckLedger, BackgroundProducer, MiB, assertHealthy, createTopic, kafka, mib, removeAllClientQuotas, startAbuseCluster } from '../../helpers/abuse';
 import { runFuzz, summaryLine } from '../../helpers/fuzz-runner';
 import { FUZZ_TOPICS, StructuredFuzzer, clusterSafeOptions } from '../../helpers/structured-fuzz';
 import { TestCluster } from '../../helpers/test-cluster';
-import { BrokerConnection } from '../../../src/client/broker-connection';
-import { AlterClientQuotasApi } from '../../../src/protocol/apis/alter-client-quotas';
-import { DescribeClientQuotasApi } from '../../../src/protocol/apis/describe-client-quotas';
-
-/** DescribeClientQuotas of every entity, then AlterClientQuotas removing each value found. */
-async function removeAllClientQuotas(cluster: TestCluster): Promise<void> {
-  const conn = new BrokerConnection({ host: '127.0.0.1', port: cluster.broker(0).port, clientId: 'fuzz-cleanup', requestTimeoutMs: 30000 });
-  await conn.connect();
-  try {
-    const described = await conn.send(DescribeClientQuotasApi, { components: [], strict: false });
-    const entries = (described.entries ?? []).map((e) => ({ entity: e.entity, ops: e.values.map((v) => ({ key: v.key, value: 0, remove: true })) }));
-    if (entries.length > 0) await conn.send(AlterClientQuotasApi, { entries, validateOnly: false });
-  } finally {
-    conn.close();
-  }
-}
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261129);
 const FRAMES = Number(process.env['FUZZ_CI_FRAMES'] ?? 50_000);
