@@ -1,5 +1,6 @@
 import { ApiDefinition } from '../api-definition';
 import { ApiKey } from '../api-keys';
+import { ACL_FILTER_FIELDS } from './describe-acls';
 import { f, s } from '../schema/field';
 
 /* DeleteAcls (key 31), v0-2, Kafka 2.8's window: v1 adds pattern types (KIP-290), v2 is v1 flexible. */
@@ -46,15 +47,7 @@ export const DeleteAclsApi = new ApiDefinition<DeleteAclsRequest, DeleteAclsResp
   maxVersion: 2,
   flexibleFrom: 2,
   request: [
-    s('filters', '0+', [
-      f('resourceTypeFilter', 'int8', '0+'),
-      f('resourceNameFilter', 'string', '0+', { nullable: '0+' }),
-      f('patternTypeFilter', 'int8', '1+', { default: 3 }),
-      f('principalFilter', 'string', '0+', { nullable: '0+' }),
-      f('hostFilter', 'string', '0+', { nullable: '0+' }),
-      f('operation', 'int8', '0+'),
-      f('permissionType', 'int8', '0+'),
-    ]),
+    s('filters', '0+', ACL_FILTER_FIELDS),
   ],
   response: [
     f('throttleTimeMs', 'int32', '0+'),

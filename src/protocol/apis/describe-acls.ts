@@ -38,20 +38,23 @@ export interface DescribeAclsResponse {
   resources: DescribeAclsResource[];
 }
 
+/** An ACL binding filter's fields: DescribeAcls' request, and each of DeleteAcls' filters (the same schema). */
+export const ACL_FILTER_FIELDS = [
+  f('resourceTypeFilter', 'int8', '0+'),
+  f('resourceNameFilter', 'string', '0+', { nullable: '0+' }),
+  f('patternTypeFilter', 'int8', '1+', { default: 3 }),
+  f('principalFilter', 'string', '0+', { nullable: '0+' }),
+  f('hostFilter', 'string', '0+', { nullable: '0+' }),
+  f('operation', 'int8', '0+'),
+  f('permissionType', 'int8', '0+'),
+];
+
 export const DescribeAclsApi = new ApiDefinition<DescribeAclsRequest, DescribeAclsResponse>({
   key: ApiKey.DESCRIBE_ACLS,
   minVersion: 0,
   maxVersion: 2,
   flexibleFrom: 2,
-  request: [
-    f('resourceTypeFilter', 'int8', '0+'),
-    f('resourceNameFilter', 'string', '0+', { nullable: '0+' }),
-    f('patternTypeFilter', 'int8', '1+', { default: 3 }),
-    f('principalFilter', 'string', '0+', { nullable: '0+' }),
-    f('hostFilter', 'string', '0+', { nullable: '0+' }),
-    f('operation', 'int8', '0+'),
-    f('permissionType', 'int8', '0+'),
-  ],
+  request: ACL_FILTER_FIELDS,
   response: [
     f('throttleTimeMs', 'int32', '0+'),
     f('errorCode', 'int16', '0+'),
