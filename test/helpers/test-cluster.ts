@@ -148,6 +148,15 @@ export class TestCluster {
     });
   }
 
+  /**
+   * Waits until every running broker's Metadata names `controllerId` as the controller. After an election the
+   * brokers learn the new controller from its UpdateMetadata; until then a client asking them (kafkajs' admin
+   * does) sends CreateTopics to the old one and gets NOT_CONTROLLER per topic, which kafkajs does not retry.
+   */
+  async waitForControllerInMetadata(controllerId: number, timeoutMs = 30000): Promise<void> {
+    await waitUntil(() => this.everyMetadata((md) => md.controllerId === controllerId), { timeoutMs, message: `every broker to name broker ${controllerId} as the controller` });
+  }
+
   /** Whether every running broker's Metadata (v1, no topics) passes `check`. */
   private async everyMetadata(check: (md: MetadataResponse) => boolean): Promise<boolean> {
     for (const b of this.brokers.values()) {

@@ -65,7 +65,8 @@ describe('junk in ZooKeeper on a 3-broker cluster', () => {
     const admin = client.admin();
     await admin.connect();
     try {
-      expect(await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 3 }], waitForLeaders: true })).toBe(true);
+      // A generous timeout: the controller may have just changed, and a loaded machine elects leaders slowly.
+      expect(await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 3 }], waitForLeaders: true, timeout: 30000 })).toBe(true);
     } finally {
       await admin.disconnect();
     }
@@ -118,6 +119,7 @@ describe('junk in ZooKeeper on a 3-broker cluster', () => {
     const elected = await waitUntil(async () => ((await cluster.controllerEpoch()) > epoch ? cluster.controllerId() : undefined), { timeoutMs: 30000, message: 'a controller after junk in /controller' });
     expect([0, 1, 2]).toContain(elected);
     await waitUntil(() => /Deleting \/controller with unreadable data/.test(allLogs()), { message: 'the junk /controller to be deleted with a log line' });
+    await cluster.waitForControllerInMetadata((await cluster.waitForController()) as number);
     await roundTrip();
 
     // Junk again, and the controller dies at once: its session ends, the others still elect one of themselves.
@@ -131,6 +133,7 @@ describe('junk in ZooKeeper on a 3-broker cluster', () => {
     }, { timeoutMs: 30000, message: 'another broker to become controller' });
     expect(next).not.toBe(victim);
     await restart(victim);
+    await cluster.waitForControllerInMetadata(next);
     await roundTrip();
   });
 

@@ -86,13 +86,16 @@ describe('kafka-topics --bootstrap-server, consumer group resets and the streams
     const kafka = new Kafka({ brokers: cluster.bootstrap.split(','), clientId: 'reset-test', logLevel: logLevel.NOTHING });
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: 'events', messages: [0, 1, 2].map((i) => ({ value: `old-${i}`, timestamp: String(Date.UTC(2020, 0, 1)) })) });
+    // "Old" records are two days old: inside log.retention.hours and log.roll.hours (168), so neither a roll nor a
+    // retention pass removes them while the test runs (records from years ago would rightly be deleted).
+    const twoDaysAgo = Date.now() - 2 * 86_400_000;
+    await producer.send({ topic: 'events', messages: [0, 1, 2].map((i) => ({ value: `old-${i}`, timestamp: String(twoDaysAgo) })) });
     await producer.send({ topic: 'events', messages: [3, 4].map((i) => ({ value: `new-${i}`, timestamp: String(Date.now()) })) });
     await producer.disconnect();
 
     const latest = await groups(['--reset-offsets', '--group', 'g1', '--topic', 'events', '--to-latest', '--execute']);
     expect(latest.output.split('\n').filter((l) => !l.startsWith('WARN')).join('\n')).toBe(['', row('GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'), row('g1', 'events', 0, 5)].join('\n'));
-    const byDate = await groups(['--reset-offsets', '--group', 'g1', '--topic', 'events', '--to-datetime', '2021-01-01T00:00:00.000', '--dry-run']);
+    const byDate = await groups(['--reset-offsets', '--group', 'g1', '--topic', 'events', '--to-datetime', new Date(twoDaysAgo + 86_400_000).toISOString().slice(0, 23), '--dry-run']);
     expect(byDate.output.split('\n').pop()).toBe(row('g1', 'events', 0, 3));
     const byDuration = await groups(['--reset-offsets', '--group', 'g1', '--topic', 'events', '--by-duration', 'P3650D', '--dry-run']);
     expect(byDuration.output.split('\n').pop()).toBe(row('g1', 'events', 0, 0));
