@@ -177,6 +177,8 @@ export class AckLedger {
   private readonly acked = new Map<string, Set<string>>();
   attempted = 0;
   failed = 0;
+  /** The last send's error, for the message when a health check cannot produce. */
+  lastError: unknown;
 
   record(topic: string, values: readonly string[]): void {
     let set = this.acked.get(topic);
@@ -195,8 +197,9 @@ export class AckLedger {
       await producer.send({ topic, acks: -1, timeout: 30000, messages: values.map((value, i) => ({ key: `${i}`, value })) });
       this.record(topic, values);
       return true;
-    } catch {
+    } catch (e) {
       this.failed += values.length;
+      this.lastError = e;
       return false;
     }
   }
@@ -275,7 +278,7 @@ export async function assertHealthy(cluster: TestCluster, topic: string, ledger 
   } finally {
     await producer.disconnect();
   }
-  if (!ok) throw new Error(`kafkajs could not produce (acks=-1) to ${topic} after the abuse`);
+  if (!ok) throw new Error(`kafkajs could not produce (acks=-1) to ${topic} after the abuse: ${describeError(ledger.lastError)}`);
   const expected = ledger.ackedOn(topic);
   const seen = new Set<string>();
   const consumer = k.consumer({ groupId: `abuse-check-${Date.now()}-${Math.floor(Math.random() * 1e9)}`, sessionTimeout: 10000, rebalanceTimeout: 10000, heartbeatInterval: 1000 });
@@ -372,4 +375,14 @@ export async function removeAllClientQuotas(cluster: TestCluster): Promise<void>
   } finally {
     conn.close();
   }
+}
+
+/** An error with kafkajs' nested causes and per-partition errors, on one line. */
+function describeError(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const extra = e as Error & { type?: string; cause?: unknown; errors?: unknown[] };
+  const parts = [`${e.name}${extra.type !== undefined ? ` ${extra.type}` : ''}: ${e.message}`];
+  if (Array.isArray(extra.errors)) parts.push(`[${extra.errors.map(describeError).join('; ')}]`);
+  if (extra.cause !== undefined) parts.push(`caused by ${describeError(extra.cause)}`);
+  return parts.join(' ');
 }

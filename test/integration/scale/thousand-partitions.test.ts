@@ -46,7 +46,7 @@ describe('1,000 partitions, RF 3, on 3 brokers (issue 13 smoke test)', () => {
     const admin = new Kafka({ clientId: 'scale-smoke', brokers: cluster.bootstrap.split(','), logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     try {
-      await admin.createTopics({ waitForLeaders: false, topics: TOPIC_NAMES.map((topic) => ({ topic, numPartitions: PARTITIONS, replicationFactor: RF })) });
+      await admin.createTopics({ waitForLeaders: false, timeout: 60000, topics: TOPIC_NAMES.map((topic) => ({ topic, numPartitions: PARTITIONS, replicationFactor: RF })) });
     } finally {
       await admin.disconnect();
     }

@@ -5,7 +5,6 @@ import path from 'node:path';
 const BIN_DIR = path.join(__dirname, '../../../bin');
 const TOOLS = fs.readdirSync(BIN_DIR).filter((f) => f.endsWith('.ts')).sort();
 
-
 const run = (tool: string, args: string[]): ReturnType<typeof runTool> => runTool(tool.replace(/\.ts$/, ''), args);
 
 describe('every bin tool', () => {
@@ -18,10 +17,10 @@ describe('every bin tool', () => {
   });
 
   it.each(TOOLS)('%s answers --help with usage and exit 0, and an unknown option with one line and exit 1', async (tool) => {
-    const help = await run(tool, ['--help']);
+    // The two runs are independent: side by side they use both cores (each is mostly a Node start-up).
+    const [help, bad] = await Promise.all([run(tool, ['--help']), run(tool, ['--no-such-option'])]);
     expect(help.code).toBe(0);
     expect(help.output).toMatch(/^Usage: /);
-    const bad = await run(tool, ['--no-such-option']);
     expect(bad.code).toBe(1);
     expect(bad.output.trim().split('\n')).toHaveLength(1);
   });
