@@ -10,6 +10,8 @@ import { TopicPartition, tpString } from '../common/topic-partition';
 export const LOG_FILE_SUFFIX = '.log';
 export const INDEX_FILE_SUFFIX = '.index';
 export const TIME_INDEX_FILE_SUFFIX = '.timeindex';
+/** A segment's aborted transactions (Kafka's Log.TxnIndexFileSuffix). */
+export const TXN_INDEX_FILE_SUFFIX = '.txnindex';
 /** Producer state snapshots (Kafka's Log.ProducerSnapshotFileSuffix). */
 export const PRODUCER_SNAPSHOT_FILE_SUFFIX = '.snapshot';
 /** A segment file waiting for asynchronous deletion. */
@@ -43,6 +45,10 @@ export function offsetIndexFile(dir: string, baseOffset: number, suffix = ''): s
 
 export function timeIndexFile(dir: string, baseOffset: number, suffix = ''): string {
   return path.join(dir, filenamePrefixFromOffset(baseOffset) + TIME_INDEX_FILE_SUFFIX + suffix);
+}
+
+export function transactionIndexFile(dir: string, baseOffset: number, suffix = ''): string {
+  return path.join(dir, filenamePrefixFromOffset(baseOffset) + TXN_INDEX_FILE_SUFFIX + suffix);
 }
 
 /** `<offset>.snapshot`: the producer state of everything below `offset`. */

@@ -9,6 +9,7 @@ import {
   SWAP_FILE_SUFFIX,
   TIME_INDEX_FILE_SUFFIX,
   TMP_FILE_SUFFIX,
+  TXN_INDEX_FILE_SUFFIX,
   logFile,
   offsetFromFileName,
   offsetIndexFile,
@@ -73,11 +74,14 @@ function removeTemporaryFiles(dir: string, logger: Logger): void {
         const base = offsetFromFileName(path.basename(target));
         fs.rmSync(offsetIndexFile(dir, base), { force: true });
         fs.rmSync(timeIndexFile(dir, base), { force: true });
+      } else if (target.endsWith(TXN_INDEX_FILE_SUFFIX)) {
+        // The cleaned segment's aborted transactions (copied from the old one): they go with its .log.
+        fs.renameSync(file, target);
       } else fs.rmSync(file, { force: true });
     }
   }
   for (const name of fs.readdirSync(dir)) {
-    if (!name.endsWith(INDEX_FILE_SUFFIX) && !name.endsWith(TIME_INDEX_FILE_SUFFIX)) continue;
+    if (!name.endsWith(INDEX_FILE_SUFFIX) && !name.endsWith(TIME_INDEX_FILE_SUFFIX) && !name.endsWith(TXN_INDEX_FILE_SUFFIX)) continue;
     const base = offsetFromFileName(name);
     if (Number.isNaN(base) || !fs.existsSync(logFile(dir, base))) {
       logger.warn(`Found an orphaned index file ${path.join(dir, name)}, with no corresponding log file.`);

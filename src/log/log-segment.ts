@@ -13,7 +13,8 @@ import {
   RECORD_BATCH_OVERHEAD,
   RecordBatch,
 } from '../records/record-batch';
-import { DELETED_FILE_SUFFIX, logFile, offsetIndexFile, timeIndexFile } from './log-file-names';
+import { DELETED_FILE_SUFFIX, logFile, offsetIndexFile, timeIndexFile, transactionIndexFile } from './log-file-names';
+import { TransactionIndex } from './transaction-index';
 import { OffsetIndex } from './offset-index';
 import { RecentBatches } from './recent-batches';
 import { TimeIndex } from './time-index';
@@ -86,6 +87,8 @@ export class LogSegment {
     readonly baseOffset: number,
     readonly offsetIndex: OffsetIndex,
     readonly timeIndex: TimeIndex,
+    /** `.txnindex`: the transactions aborted by markers in this segment (read_committed fetches). */
+    readonly txnIndex: TransactionIndex,
     private indexIntervalBytes: number,
     private readonly rollJitterMs: number,
     readonly created: number,
@@ -118,7 +121,11 @@ export class LogSegment {
       const size = existed ? fs.fstatSync(fd).size : 0;
       offsetIndex = new OffsetIndex(offsetIndexFile(dir, baseOffset, suffix), baseOffset, opts.maxIndexSize, fresh);
       const timeIndex = new TimeIndex(timeIndexFile(dir, baseOffset, suffix), baseOffset, opts.maxIndexSize, fresh);
-      const segment = new LogSegment(dir, baseOffset, offsetIndex, timeIndex, opts.indexIntervalBytes, opts.rollJitterMs, opts.now, fd, size);
+      const txnFile = transactionIndexFile(dir, baseOffset, suffix);
+      // A new segment's base offset may have had files before (a truncation rolled back): no stale aborts.
+      if (!existed && !fresh) fs.rmSync(txnFile, { force: true });
+      const txnIndex = new TransactionIndex(txnFile, fresh || !existed);
+      const segment = new LogSegment(dir, baseOffset, offsetIndex, timeIndex, txnIndex, opts.indexIntervalBytes, opts.rollJitterMs, opts.now, fd, size);
       segment.logPath = file;
       return segment;
     } catch (err) {
@@ -264,6 +271,7 @@ export class LogSegment {
     this.recent.clear();
     this.offsetIndex.truncateTo(nextOffset);
     this.timeIndex.truncateTo(nextOffset);
+    this.txnIndex.truncateTo(nextOffset);
     if (this.sizeValue === this.committedSize) return;
     fs.ftruncateSync(this.openFd(), this.committedSize);
     this.sizeValue = this.committedSize;
@@ -503,6 +511,8 @@ export class LogSegment {
     this.committedSize = this.sizeValue;
     this.offsetIndex.writeAll();
     this.timeIndex.writeAll();
+    // Aborts whose markers did not survive go; those that did stay (the log's producer-state replay adds any lost).
+    this.txnIndex.truncateTo(nextOffset);
     return { truncatedBytes, invalidReason, validBytes: pos, nextOffset };
   }
 
@@ -528,6 +538,7 @@ export class LogSegment {
     this.recent.clear();
     this.offsetIndex.truncateTo(offset);
     this.timeIndex.truncateTo(offset);
+    this.txnIndex.truncateTo(offset);
     if (mapping === undefined) return 0;
     const truncated = this.sizeValue - mapping.position;
     fs.ftruncateSync(this.openFd(), mapping.position);
@@ -576,6 +587,7 @@ export class LogSegment {
     fs.fdatasyncSync(this.fd);
     this.offsetIndex.flushSync();
     this.timeIndex.flushSync();
+    this.txnIndex.flushSync();
   }
 
   /** Renames the three files from `oldSuffix` to `newSuffix` (e.g. '' → '.deleted'); open descriptors stay valid. */
@@ -585,6 +597,7 @@ export class LogSegment {
     this.logPath = target;
     this.offsetIndex.renameTo(offsetIndexFile(this.dir, this.baseOffset, newSuffix));
     this.timeIndex.renameTo(timeIndexFile(this.dir, this.baseOffset, newSuffix));
+    this.txnIndex.renameTo(transactionIndexFile(this.dir, this.baseOffset, newSuffix));
   }
 
   hasSuffix(suffix: string): boolean {
@@ -628,6 +641,7 @@ export class LogSegment {
     }
     this.offsetIndex.deleteIfExists();
     this.timeIndex.deleteIfExists();
+    this.txnIndex.deleteIfExists();
   }
 
   toString(): string {

@@ -15,7 +15,8 @@ import { LogSegment } from './log-segment';
 import { LogSegments } from './log-segments';
 import { AppendOrigin, ValidatedRecords, validateAndAssignOffsets, validateFollowerRecords } from './log-validator';
 import { LogWritePipeline } from './log-write-pipeline';
-import { ProducerStateManager } from './producer-state-manager';
+import { CompletedTxn, ProducerStateManager } from './producer-state-manager';
+import type { AbortedTxn } from './transaction-index';
 import { SerialQueue } from '../common/serial-queue';
 import { TopicPartition, tpString } from '../common/topic-partition';
 
@@ -187,6 +188,7 @@ export class Log {
     );
     this.recoveryPointValue = loaded.recoveryPoint;
     this.highWatermarkValue = Math.min(Math.max(p.highWatermark ?? 0, this.logStartOffsetValue), this.nextOffset);
+    this.producerStateManager.onHighWatermarkUpdated(this.highWatermarkValue);
     this.lastFlushTimeValue = started;
     this.partitionMetadataFile = new PartitionMetadataFile(dir);
     if (this.partitionMetadataFile.exists()) {
@@ -420,7 +422,47 @@ export class Log {
   /** Sets the high watermark, clamped to [logStartOffset, LEO]; returns the value set. */
   updateHighWatermark(hw: number): number {
     this.highWatermarkValue = Math.min(Math.max(hw, this.logStartOffsetValue), this.nextOffset);
+    // Completed transactions whose markers are now below the HW no longer hold the LSO back.
+    this.producerStateManager.onHighWatermarkUpdated(this.highWatermarkValue);
     return this.highWatermarkValue;
+  }
+
+  /**
+   * Kafka's Log.lastStableOffset: the first offset of a transaction still open (or decided but with its marker
+   * not yet below the high watermark), not below the log start offset; the high watermark when there is none
+   * below it. read_committed consumers read up to here.
+   */
+  get lastStableOffset(): number {
+    const firstUnstable = this.producerStateManager.firstUnstableOffset();
+    if (firstUnstable === undefined) return this.highWatermarkValue;
+    return Math.min(Math.max(firstUnstable, this.logStartOffsetValue), this.highWatermarkValue);
+  }
+
+  /**
+   * Kafka's Log.collectAbortedTransactions for a read_committed fetch: the transactions aborted in
+   * [startOffset, upperBoundOffset), from the `.txnindex` of the segment holding startOffset and those after it
+   * (a marker lies at or after its data), stopping at the first index whose search is complete. Per fetch and
+   * segment, from memory; no record is looked at.
+   */
+  /**
+   * Kafka's Log.addAbortedTransactions: the aborted transactions a read (one segment's batches) may hold, from its
+   * fetch offset up to the next segment or `maxOffset` (the LSO), whichever is first.
+   */
+  abortedTransactionsInRead(read: FetchDataInfo, maxOffset: number): AbortedTxn[] {
+    const next = read.segmentBaseOffset < 0 ? undefined : this.segments.higherSegment(read.segmentBaseOffset);
+    return this.collectAbortedTransactions(read.fetchOffset, Math.min(next?.baseOffset ?? this.nextOffset, maxOffset));
+  }
+
+  collectAbortedTransactions(startOffset: number, upperBoundOffset: number): AbortedTxn[] {
+    const out: AbortedTxn[] = [];
+    let segment = this.segments.floorSegment(startOffset) ?? this.segments.first();
+    while (segment !== undefined) {
+      const result = segment.txnIndex.collectAbortedTxns(startOffset, upperBoundOffset);
+      for (const t of result.abortedTransactions) out.push(t);
+      if (result.isComplete) break;
+      segment = this.segments.higherSegment(segment.baseOffset);
+    }
+    return out;
   }
 
   /**
@@ -604,6 +646,8 @@ export class Log {
           cleaned.deleteIfExists();
           return false;
         }
+        // The cleaner copies records, not the aborted-transaction index: the old segment's entries carry over.
+        for (const txn of old.txnIndex.allAbortedTxns) cleaned.txnIndex.appendIfAbsent(txn);
         cleaned.onBecomeInactiveSegment();
         cleaned.flushSync();
         cleaned.changeFileSuffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX);
@@ -677,7 +721,7 @@ export class Log {
   }
 
   toString(): string {
-    return `Log(dir=${this.dir}, topic=${this.topicPartition.topic}, partition=${this.topicPartition.partition}, highWatermark=${this.highWatermarkValue}, lastStableOffset=${this.highWatermarkValue}, logStartOffset=${this.logStartOffsetValue}, logEndOffset=${this.nextOffset})`;
+    return `Log(dir=${this.dir}, topic=${this.topicPartition.topic}, partition=${this.topicPartition.partition}, highWatermark=${this.highWatermarkValue}, lastStableOffset=${this.lastStableOffset}, logStartOffset=${this.logStartOffsetValue}, logEndOffset=${this.nextOffset})`;
   }
 
   // ---- internals (all called under the queue unless noted) ----
@@ -692,7 +736,7 @@ export class Log {
     const segment = this.maybeRoll(v);
     // After the roll (whose snapshot must not hold this append), before anything is reserved: a refused batch
     // (sequence, epoch) leaves the log as it was. The state moves now, so the next pipelined append sees it.
-    this.updateProducerState(v.records, origin, leaderBatch);
+    this.updateProducerState(v.records, origin, leaderBatch, segment);
     const position = segment.reserveAppend(v.lastOffset, v.maxTimestamp, v.offsetOfMaxTimestamp, v.records);
     this.nextOffsetToAssign = v.lastOffset + 1;
     const info: LogAppendInfo = {
@@ -709,19 +753,30 @@ export class Log {
   }
 
   /** Validates (leader) and records the producer batches of an append; one header read per batch, no record walk. */
-  private updateProducerState(records: Buffer, origin: AppendOrigin, leaderBatch: RecordBatch | undefined): void {
+  private updateProducerState(records: Buffer, origin: AppendOrigin, leaderBatch: RecordBatch | undefined, segment: LogSegment): void {
     const psm = this.producerStateManager;
     if (leaderBatch !== undefined) {
-      if (leaderBatch.producerId >= 0) psm.append(leaderBatch, origin);
+      if (leaderBatch.producerId >= 0) this.recordAbort(psm.append(leaderBatch, origin), segment, false);
       psm.updateMapEndOffset(leaderBatch.lastOffset + 1);
       return;
     }
     let end = -1;
     for (const b of batchesIn(records)) {
-      if (b.producerId >= 0) psm.append(b, origin);
+      if (b.producerId >= 0) this.recordAbort(psm.append(b, origin), segment, false);
       end = b.lastOffset + 1;
     }
     if (end >= 0) psm.updateMapEndOffset(end);
+  }
+
+  /**
+   * Kafka's LogSegment.updateTxnIndex: an ABORT marker puts its transaction, with the LSO it leaves, into the
+   * `.txnindex` of the segment the marker is written to. A replay after a restart adds only what is missing.
+   */
+  private recordAbort(completed: CompletedTxn | undefined, segment: LogSegment, replay: boolean): void {
+    if (completed === undefined || !completed.isAborted) return;
+    const txn = { producerId: completed.producerId, firstOffset: completed.firstOffset, lastOffset: completed.lastOffset, lastStableOffset: this.producerStateManager.lastStableOffset(completed) };
+    if (replay) segment.txnIndex.appendIfAbsent(txn);
+    else segment.txnIndex.append(txn);
   }
 
   /**
@@ -778,7 +833,7 @@ export class Log {
       if (res === undefined || res.records.length === 0) return;
       for (const b of batchesIn(res.records)) {
         if (b.baseOffset >= until) return;
-        if (b.producerId >= 0) this.producerStateManager.append(b, 'replication');
+        if (b.producerId >= 0) this.recordAbort(this.producerStateManager.append(b, 'replication'), segment, true);
         offset = b.lastOffset + 1;
       }
     }

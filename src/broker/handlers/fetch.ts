@@ -14,6 +14,8 @@ import type { Partition } from '../partition';
 const log = getLogger('kafka.server.ReplicaManager');
 
 const EMPTY = Buffer.alloc(0);
+/** IsolationLevel.READ_COMMITTED's wire value. */
+const READ_COMMITTED = 1;
 
 interface Slot {
   key: string;
@@ -45,6 +47,8 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
   return async (request, context) => {
     const version = context.header.apiVersion;
     const isFollower = request.replicaId >= 0;
+    // Kafka's FetchIsolation: followers read to the log end, read_committed consumers to the LSO, others to the HW.
+    const readCommitted = !isFollower && version >= 4 && request.isolationLevel === READ_COMMITTED;
     const fetchContext = ctx.fetchManager.newContext(request, version, isFollower);
     if (fetchContext.errorCode !== ErrorCode.NONE.code) return { throttleTimeMs: 0, errorCode: fetchContext.errorCode, sessionId: 0, responses: [] };
     const all: Slot[] = fetchContext.partitions.map((p) => ({ ...p, response: emptyResponse(p.tp.partition) }));
@@ -60,16 +64,16 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
     // Kafka's shouldLeaderThrottle: without throttled partitions (the usual case) nothing is looked at.
     const leaderQuota = isFollower && ctx.replicaManager.replicationQuotas.leader.isActive ? ctx.replicaManager.replicationQuotas.leader : undefined;
     const throttle = leaderQuota === undefined ? undefined : (partition: Partition, tp: TopicPartition): boolean => !partition.isr.includes(request.replicaId) && leaderQuota.isThrottled(tp) && leaderQuota.isQuotaExceeded();
-    let bytes = readAll(ctx, slots, maxBytes, version, isFollower, throttle);
+    let bytes = readAll(ctx, slots, maxBytes, version, isFollower, readCommitted, throttle);
     // An error or a diverging log is answered at once (Kafka's fetchMessages: errorReadingData, hasDivergingEpoch).
     // Nothing left to read once authorization refused every partition: Kafka answers without parking.
     const answerNow = (slots.length === 0 && all.length > 0) || slots.some((s) => s.response.errorCode !== ErrorCode.NONE.code || s.response.divergingEpoch);
     if (bytes < minBytes && !answerNow && request.maxWaitMs > 0) {
       // Parked: let go of what was read; only offsets are held while waiting.
       for (const s of slots) s.response.recordSet = EMPTY;
-      const satisfied = (): boolean => availableBytes(ctx, slots, isFollower, minBytes, version, throttle) >= minBytes;
+      const satisfied = (): boolean => availableBytes(ctx, slots, isFollower, readCommitted, minBytes, version, throttle) >= minBytes;
       await ctx.replicaManager.watchers.waitUntil(satisfied, slots.map((s) => s.tp), request.maxWaitMs);
-      bytes = readAll(ctx, slots, maxBytes, version, isFollower, throttle);
+      bytes = readAll(ctx, slots, maxBytes, version, isFollower, readCommitted, throttle);
     }
     // KafkaApis.sizeOfThrottledPartitions: what throttled partitions send counts towards the leader rate.
     if (leaderQuota !== undefined) {
@@ -165,14 +169,14 @@ function checkLeaderEpoch(currentLeaderEpoch: number, leaderEpoch: number): void
  * What a parked fetch may answer with now, from log positions only (Kafka's DelayedFetch.tryComplete): a
  * partition that errors (no longer led here, fenced, out of range) completes it too, so it counts as enough.
  */
-function availableBytes(ctx: HandlerContext, slots: readonly Slot[], isFollower: boolean, needed: number, version: number, throttle: LeaderThrottle | undefined): number {
+function availableBytes(ctx: HandlerContext, slots: readonly Slot[], isFollower: boolean, readCommitted: boolean, needed: number, version: number, throttle: LeaderThrottle | undefined): number {
   let total = 0;
   for (const s of slots) {
     try {
       const partition = ctx.replicaManager.localPartition(s.tp, fetchOnlyFromLeader(isFollower, version));
       checkLeaderEpoch(s.currentLeaderEpoch, partition.leaderEpoch);
       const logRef = partition.log as NonNullable<typeof partition.log>;
-      const end = isFollower ? logRef.logEndOffset : partition.highWatermark;
+      const end = isFollower ? logRef.logEndOffset : readCommitted ? logRef.lastStableOffset : partition.highWatermark;
       if (s.fetchOffset > logRef.logEndOffset || s.fetchOffset < logRef.logStartOffset) return needed;
       // A throttled partition over the leader rate adds nothing (Kafka's DelayedFetch.tryComplete).
       if (end > s.fetchOffset && throttle?.(partition, s.tp) !== true) total += logRef.bytesAvailable(s.fetchOffset, end, needed - total);
@@ -218,7 +222,7 @@ function downConvertForOldFetcher(s: Slot, records: Buffer, version: number, isF
 /** Whether a follower's read of a partition is left empty for the leader replication quota. */
 type LeaderThrottle = (partition: Partition, tp: TopicPartition) => boolean;
 
-function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: number, isFollower: boolean, throttle: LeaderThrottle | undefined): number {
+function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: number, isFollower: boolean, readCommitted: boolean, throttle: LeaderThrottle | undefined): number {
   let total = 0;
   for (const s of slots) {
     s.response = emptyResponse(s.tp.partition);
@@ -227,8 +231,11 @@ function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: 
       checkLeaderEpoch(s.currentLeaderEpoch, partition.leaderEpoch);
       const logRef = partition.log as NonNullable<typeof partition.log>;
       const hw = partition.highWatermark;
+      const lso = logRef.lastStableOffset;
       s.response.highWatermark = hw;
-      s.response.lastStableOffset = hw;
+      s.response.lastStableOffset = lso;
+      // read_committed answers list the aborted transactions in range, even when there are none (Kafka: Some(Nil)).
+      if (readCommitted) s.response.abortedTransactions = [];
       s.response.logStartOffset = logRef.logStartOffset;
       // Before the offset's range is checked, as Kafka's Partition.readRecords: a diverging follower truncates.
       const diverging = divergingEpoch((e) => logRef.endOffsetForEpoch(e), s.lastFetchedEpoch, s.fetchOffset);
@@ -240,8 +247,9 @@ function readAll(ctx: HandlerContext, slots: Slot[], maxBytes: number, version: 
       if (throttle?.(partition, s.tp) === true) continue;
       const budget = Math.min(s.partitionMaxBytes, Math.max(0, maxBytes - total));
       if (budget <= 0 && total > 0) continue;
-      const data = logRef.read(s.fetchOffset, Math.max(budget, 1), isFollower ? undefined : hw, total === 0);
+      const data = logRef.read(s.fetchOffset, Math.max(budget, 1), isFollower ? undefined : readCommitted ? lso : hw, total === 0);
       let records = data.records;
+      if (readCommitted && records.length > 0) s.response.abortedTransactions = logRef.abortedTransactionsInRead(data, lso).map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset }));
       if (version < 4 && records.length > 0) {
         const converted = downConvertForOldFetcher(s, records, version, isFollower, logRef.config);
         if (converted === undefined) continue;

@@ -9,8 +9,8 @@ import { HandlerContext } from './handler-context';
 
 /**
  * ListOffsets from the leader (Kafka's Partition.fetchOffsetForTimestamp): -2 earliest (log start), -1 latest
- * (the last fetchable offset: the high watermark for consumers, which is also the last stable offset while this
- * broker has no transactions, so read_committed reads the same; the log end offset for replicas), else the first
+ * (the last fetchable offset: the last stable offset for read_committed consumers, the high watermark for other
+ * consumers, the log end offset for replicas), else the first
  * offset whose timestamp is at or after the one asked and below the last fetchable offset. v0 answers a list of
  * segment offsets, as Kafka 0.8's OffsetRequest did. v4+: a CurrentLeaderEpoch other than ours is fenced (older)
  * or unknown (newer), and the answer carries the offset's leader epoch. A consumer asking a new leader whose high
@@ -21,6 +21,8 @@ export function createListOffsetsHandler(ctx: HandlerContext): ApiHandler<ListOf
   return (request, context) => {
     const version = context.header.apiVersion;
     const fromConsumer = request.replicaId < 0;
+    // IsolationLevel.READ_COMMITTED (v2+): the latest offset such a consumer may read is the LSO.
+    const readCommitted = fromConsumer && version >= 2 && request.isolationLevel === 1;
     const authorized = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'DESCRIBE', 'TOPIC', request.topics.map((t) => t.name));
     return {
       throttleTimeMs: 0,
@@ -42,7 +44,7 @@ export function createListOffsetsHandler(ctx: HandlerContext): ApiHandler<ListOf
             const currentLeaderEpoch = p.currentLeaderEpoch ?? -1;
             if (currentLeaderEpoch >= 0 && currentLeaderEpoch < partition.leaderEpoch) throw new KafkaError('FENCED_LEADER_EPOCH');
             if (currentLeaderEpoch > partition.leaderEpoch) throw new KafkaError('UNKNOWN_LEADER_EPOCH');
-            const lastFetchableOffset = fromConsumer ? partition.highWatermark : log.logEndOffset;
+            const lastFetchableOffset = readCommitted ? log.lastStableOffset : fromConsumer ? partition.highWatermark : log.logEndOffset;
             const offsetsError = (): KafkaError | undefined => {
               const epochStart = partition.leaderEpochStartOffset;
               if (!fromConsumer || epochStart <= partition.highWatermark) return undefined;
