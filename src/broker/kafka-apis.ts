@@ -35,6 +35,7 @@ import { createAlterPartitionReassignmentsHandler, createListPartitionReassignme
 import { createProduceHandler } from './handlers/produce';
 import { createAddOffsetsToTxnHandler, createAddPartitionsToTxnHandler, createEndTxnHandler, createTxnOffsetCommitHandler } from './handlers/transaction-apis';
 import { createWriteTxnMarkersHandler } from './handlers/write-txn-markers';
+import { createUserScramCredentialsHandlers } from './handlers/user-scram-credentials';
 import { createSaslHandlers } from './handlers/sasl-after-authentication';
 import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteTopicsHandler } from './handlers/topic-admin';
 
@@ -47,6 +48,7 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
   const clientQuotas = createClientQuotasHandlers(ctx);
   const tokens = createDelegationTokenHandlers(ctx);
   const sasl = createSaslHandlers(ctx);
+  const scramCredentials = createUserScramCredentialsHandlers(ctx);
   return {
     ...(sasl.handshake === undefined ? {} : { [ApiKey.SASL_HANDSHAKE]: sasl.handshake }),
     ...(sasl.authenticate === undefined ? {} : { [ApiKey.SASL_AUTHENTICATE]: sasl.authenticate }),
@@ -97,6 +99,8 @@ export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
     [ApiKey.OFFSET_DELETE]: createOffsetDeleteHandler(ctx),
     [ApiKey.DESCRIBE_CLIENT_QUOTAS]: clientQuotas.describeClientQuotas,
     [ApiKey.ALTER_CLIENT_QUOTAS]: clientQuotas.alterClientQuotas,
+    [ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS]: scramCredentials.describe,
+    [ApiKey.ALTER_USER_SCRAM_CREDENTIALS]: scramCredentials.alter,
     [ApiKey.ALTER_PARTITION_REASSIGNMENTS]: createAlterPartitionReassignmentsHandler(ctx),
     [ApiKey.LIST_PARTITION_REASSIGNMENTS]: createListPartitionReassignmentsHandler(ctx),
   };

@@ -104,6 +104,9 @@ export const ErrorCode = {
   INVALID_RECORD: def(87, false, 'This record has failed the validation on broker and hence will be rejected.'),
   UNSTABLE_OFFSET_COMMIT: def(88, true, 'There are unstable offsets that need to be cleared.'),
   PRODUCER_FENCED: def(90, false, 'There is a newer producer with the same transactionalId which fences the current one.'),
+  RESOURCE_NOT_FOUND: def(91, false, 'A request illegally referred to a resource that does not exist.'),
+  DUPLICATE_RESOURCE: def(92, false, 'A request illegally referred to the same resource twice.'),
+  UNACCEPTABLE_CREDENTIAL: def(93, false, 'Requested credential would not meet criteria for acceptability.'),
   UNKNOWN_TOPIC_ID: def(100, true, 'This server does not host this topic ID.'),
   INCONSISTENT_TOPIC_ID: def(103, true, "The log's topic ID did not match the topic ID in the request"),
 } as const;

@@ -75,3 +75,17 @@ export interface ScramCredentialLookup {
   /** For a token: when it expires (epoch ms), which bounds the SASL session (KIP-368). */
   tokenExpiryMs?(tokenId: string): number | undefined;
 }
+
+/** ScramMechanism's type byte on the wire (DescribeUserScramCredentials, AlterUserScramCredentials); 0 is UNKNOWN. */
+export const SCRAM_MECHANISM_TYPES: Readonly<Record<ScramMechanism, number>> = { 'SCRAM-SHA-256': 1, 'SCRAM-SHA-512': 2 };
+
+/** ScramMechanism.fromType: the mechanism of a type byte, undefined for UNKNOWN and anything else. */
+export function scramMechanismOfType(type: number): ScramMechanism | undefined {
+  return (Object.keys(SCRAM_MECHANISM_TYPES) as ScramMechanism[]).find((m) => SCRAM_MECHANISM_TYPES[m] === type);
+}
+
+/** ScramFormatter.generateCredential(salt, saltedPassword, iterations): the keys from an already salted password. */
+export function scramCredentialFromSaltedPassword(mechanism: ScramMechanism, salt: Buffer, salted: Buffer, iterations: number): ScramCredential {
+  const clientKey = scramHmac(mechanism, salted, 'Client Key');
+  return { salt, storedKey: scramHash(mechanism, clientKey), serverKey: scramHmac(mechanism, salted, 'Server Key'), iterations };
+}

@@ -23,7 +23,9 @@ import { DescribeConfigsApi } from './describe-configs';
 import { DescribeDelegationTokenApi } from './describe-delegation-token';
 import { DescribeGroupsApi } from './describe-groups';
 import { AlterReplicaLogDirsApi } from './alter-replica-log-dirs';
+import { AlterUserScramCredentialsApi } from './alter-user-scram-credentials';
 import { DescribeLogDirsApi } from './describe-log-dirs';
+import { DescribeUserScramCredentialsApi } from './describe-user-scram-credentials';
 import { ElectLeadersApi } from './elect-leaders';
 import { ExpireDelegationTokenApi } from './expire-delegation-token';
 import { EndTxnApi } from './end-txn';
@@ -114,6 +116,8 @@ export const Apis = {
   [ApiKey.OFFSET_DELETE]: OffsetDeleteApi,
   [ApiKey.DESCRIBE_CLIENT_QUOTAS]: DescribeClientQuotasApi,
   [ApiKey.ALTER_CLIENT_QUOTAS]: AlterClientQuotasApi,
+  [ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS]: DescribeUserScramCredentialsApi,
+  [ApiKey.ALTER_USER_SCRAM_CREDENTIALS]: AlterUserScramCredentialsApi,
   [ApiKey.ALTER_PARTITION_REASSIGNMENTS]: AlterPartitionReassignmentsApi,
   [ApiKey.LIST_PARTITION_REASSIGNMENTS]: ListPartitionReassignmentsApi,
 } as const;
