@@ -2,7 +2,8 @@ import { KafkaConfig } from '../common/config/kafka-config';
 import { ConfigException } from '../common/config/config-def';
 import { jaasFileFromKafkaOpts, loadJaasFileFromEnv } from '../security/jaas-config';
 import { ScramCredentialCache } from '../security/scram-credential-cache';
-import { JaasFile, ListenerSasl, SaslSettings, interBrokerCredentials, resolveListenerSasl } from '../security/sasl-server-config';
+import { JaasFile, ListenerSasl, SaslSettings, interBrokerCredentials, interBrokerOAuthBearerLogin, resolveListenerSasl } from '../security/sasl-server-config';
+import { UnsecuredLogin } from '../security/oauth-bearer-unsecured-login';
 import { createSaslServerFactory } from '../security/sasl-server-factory';
 import { SaslServerFactory } from '../security/sasl-server';
 
@@ -11,6 +12,8 @@ export interface InterBrokerSasl {
   readonly mechanism: string;
   readonly username: string;
   readonly password: string;
+  /** OAUTHBEARER: the unsecured login that makes the broker's tokens (username is then its principal). */
+  readonly oauthBearer?: UnsecuredLogin;
 }
 
 /** Everything SASL of one broker, resolved before anything starts so that bad settings stop the start-up. */
@@ -57,9 +60,14 @@ export function resolveBrokerSasl(config: KafkaConfig, env: NodeJS.ProcessEnv = 
     const mechanism = config.get('sasl.mechanism.inter.broker.protocol');
     if (ib.listener.enabledMechanisms.length === 0) throw new ConfigException('requirement failed: sasl.enabled.mechanisms must be non-empty when SASL is used for inter-broker communication');
     if (mechanism === 'GSSAPI') {
-      throw new ConfigException('sasl.mechanism.inter.broker.protocol is GSSAPI (the default when the key is not set): kafka-ts does not offer GSSAPI (Kerberos); set it to PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512');
+      throw new ConfigException('sasl.mechanism.inter.broker.protocol is GSSAPI (the default when the key is not set): kafka-ts does not offer GSSAPI (Kerberos); set it to PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER');
     }
-    interBroker = { mechanism, ...interBrokerCredentials(ib.listener, mechanism) };
+    if (mechanism === 'OAUTHBEARER') {
+      const login = interBrokerOAuthBearerLogin(ib.listener);
+      interBroker = { mechanism, username: login.token().principalName, password: '', oauthBearer: login };
+    } else {
+      interBroker = { mechanism, ...interBrokerCredentials(ib.listener, mechanism) };
+    }
   }
   return { listeners, scramCredentials, interBroker };
 }

@@ -5,6 +5,8 @@ import { SaslHandshakeApi } from '../protocol/apis/sasl-handshake';
 import { isScramMechanism } from '../security/scram-credential';
 import { ScramSaslClient } from '../security/scram-sasl-client';
 import { ApiDefinition } from '../protocol/api-definition';
+import { CONTROL_A, formatClientInitialResponse } from '../security/oauth-bearer-client-initial-response';
+import { UnsecuredLogin } from '../security/oauth-bearer-unsecured-login';
 
 /** The one thing the exchange needs of a connection: sending a request before authentication completes. */
 export interface SaslTransport {
@@ -18,12 +20,15 @@ export interface ClientSasl {
   readonly password: string;
   /** SCRAM with a delegation token: `tokenauth=true` (KIP-48). */
   readonly tokenAuth?: boolean;
+  /** OAUTHBEARER: where tokens come from (Kafka's default unsecured login); username is the token's principal. */
+  readonly oauthBearer?: UnsecuredLogin;
 }
 
 /**
  * Kafka's SaslClientAuthenticator as the Java client runs it against a 1.0+ broker: SaslHandshake v1, then the
  * mechanism's tokens in SaslAuthenticate v1 requests. PLAIN sends one token; SCRAM two, and checks the server's
- * signature. Errors carry Kafka's messages.
+ * signature; OAUTHBEARER one fresh token, and answers a server error JSON with Control-A (RFC 7628), after which
+ * the server fails the exchange with its reason. Errors carry Kafka's messages.
  */
 export async function authenticateSasl(conn: SaslTransport, sasl: ClientSasl): Promise<void> {
   const during = { version: 1, duringAuthentication: true };
@@ -51,6 +56,14 @@ export async function authenticateSasl(conn: SaslTransport, sasl: ClientSasl): P
       client.verify(serverFinal);
     } catch (e) {
       throw new KafkaError('SASL_AUTHENTICATION_FAILED', (e as Error).message);
+    }
+    return;
+  }
+  if (sasl.mechanism === 'OAUTHBEARER' && sasl.oauthBearer !== undefined) {
+    const challenge = await exchange(formatClientInitialResponse(sasl.oauthBearer.token().value, sasl.oauthBearer.extensions));
+    if (challenge.length > 0) {
+      await exchange(Buffer.from(CONTROL_A, 'utf8'));
+      throw new KafkaError('SASL_AUTHENTICATION_FAILED', challenge.toString('utf8'));
     }
     return;
   }

@@ -1,14 +1,17 @@
 import { ConfigException } from '../common/config/config-def';
 import { JaasLoginModule, parseJaasConfigProperty } from './jaas-config';
+import { UnsecuredLogin, unsecuredLogin } from './oauth-bearer-unsecured-login';
 
 export const PLAIN_LOGIN_MODULE = 'org.apache.kafka.common.security.plain.PlainLoginModule';
 export const SCRAM_LOGIN_MODULE = 'org.apache.kafka.common.security.scram.ScramLoginModule';
+export const OAUTHBEARER_LOGIN_MODULE = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule';
 
 /** The SASL mechanisms kafka-ts offers, and the login module each one's JAAS entry names. */
 export const OFFERED_MECHANISMS: Readonly<Record<string, string>> = {
   PLAIN: PLAIN_LOGIN_MODULE,
   'SCRAM-SHA-256': SCRAM_LOGIN_MODULE,
   'SCRAM-SHA-512': SCRAM_LOGIN_MODULE,
+  OAUTHBEARER: OAUTHBEARER_LOGIN_MODULE,
 };
 
 /** The JAAS file named by `-Djava.security.auth.login.config`, when there is one. */
@@ -127,9 +130,7 @@ export function moduleFor(modules: readonly JaasLoginModule[], mechanism: string
  * and its `username` / `password` options): refused at start-up when they are missing.
  */
 export function interBrokerCredentials(listener: ListenerSasl, mechanism: string): { username: string; password: string } {
-  if (!listener.enabledMechanisms.includes(mechanism)) {
-    throw new ConfigException('requirement failed: sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms when SASL is used for inter-broker communication');
-  }
+  requireInterBrokerMechanism(listener, mechanism);
   const module = moduleFor(listener.jaas.get(mechanism) ?? [], mechanism);
   const username = module?.options.get('username');
   const password = module?.options.get('password');
@@ -137,4 +138,24 @@ export function interBrokerCredentials(listener: ListenerSasl, mechanism: string
     throw new ConfigException(`The JAAS entry of listener ${listener.listenerName} for ${mechanism} has no username and password options: the broker needs them to connect to the other brokers over SASL`);
   }
   return { username, password };
+}
+
+function requireInterBrokerMechanism(listener: ListenerSasl, mechanism: string): void {
+  if (!listener.enabledMechanisms.includes(mechanism)) {
+    throw new ConfigException('requirement failed: sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms when SASL is used for inter-broker communication');
+  }
+}
+
+/**
+ * The broker's own OAUTHBEARER login on its inter-broker listener: Kafka logs the broker in with the listener's
+ * OAuthBearerLoginModule entry and its `unsecuredLogin*` options (OAuthBearerUnsecuredLoginCallbackHandler).
+ */
+export function interBrokerOAuthBearerLogin(listener: ListenerSasl): UnsecuredLogin {
+  requireInterBrokerMechanism(listener, 'OAUTHBEARER');
+  const module = moduleFor(listener.jaas.get('OAUTHBEARER') ?? [], 'OAUTHBEARER');
+  try {
+    return unsecuredLogin(module?.options ?? new Map());
+  } catch (e) {
+    throw new ConfigException(`The JAAS entry of listener ${listener.listenerName} for OAUTHBEARER cannot log the broker in: ${(e as Error).message}`);
+  }
 }

@@ -10,12 +10,15 @@ import { principalToString } from '../../security/kafka-principal';
 import { logCompletedRequest, nowMs, requestLogger } from './request-logger';
 import { SaslServerAuthenticator } from './sasl-server-authenticator';
 import { ApiKey } from '../../protocol/api-keys';
+import { DelayedCloseQueue } from './delayed-close-queue';
 
 export interface ConnectionLimits {
   /** socket.request.max.bytes: larger frames close the connection before anything is allocated. */
   readonly maxRequestBytes: number;
   /** connections.max.idle.ms; <= 0 disables idle closing. */
   readonly idleTimeoutMs: number;
+  /** connection.failed.authentication.delay.ms > 0: failed authentications are answered and closed through it. */
+  readonly delayedCloses?: DelayedCloseQueue;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -65,7 +68,7 @@ export class Connection {
     readonly context: ConnectionContext,
     private readonly dispatcher: RequestDispatcher,
     private readonly channel: RequestChannel,
-    limits: ConnectionLimits,
+    private readonly limits: ConnectionLimits,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly onClose: (connection: Connection) => void,
@@ -193,6 +196,10 @@ export class Connection {
       this.close(outcome.reason, 'none');
       return;
     }
+    if (outcome.kind === 'send' && outcome.closeAfter !== undefined && this.limits.delayedCloses !== undefined) {
+      this.delayClose(this.limits.delayedCloses, outcome.chunks, outcome.closeAfter);
+      return;
+    }
     const sendStartMs = outcome.log !== undefined ? nowMs() : 0;
     if (outcome.kind === 'send') {
       const chunks = outcome.chunks;
@@ -216,6 +223,24 @@ export class Connection {
     if ((outcome.throttleMs ?? 0) > 0) this.throttleFor(outcome.throttleMs as number);
     if (this.socket.writableNeedDrain) this.socket.once('drain', () => this.responseSent());
     else this.responseSent();
+  }
+
+  /**
+   * A failed authentication with connection.failed.authentication.delay.ms (Kafka's delayCloseOnAuthenticationFailure):
+   * the connection stays muted (processing) and keeps only its failure response; after the delay the response is
+   * written and the connection closed. Frames the client pipelined meanwhile are dropped now, not held.
+   */
+  private delayClose(queue: DelayedCloseQueue, chunks: Buffer[], reason: string): void {
+    const pool = this.channel.memoryPool;
+    for (const f of this.frames.splice(0)) pool.release(f.reserved);
+    this.updateReading();
+    queue.add({
+      complete: () => {
+        if (this.closed) return;
+        for (const c of chunks) this.socket.write(c);
+        this.closeAfterWrite(reason);
+      },
+    });
   }
 
   private responseSent(): void {

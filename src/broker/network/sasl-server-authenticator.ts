@@ -107,7 +107,9 @@ export class SaslServerAuthenticator {
       if (failure.authentication) this.deps.failures.failed(this.context.clientAddress, failure.message);
       else this.log.debug(`Failed during ${this.text}: ${failure.message}`);
       if (!failure.authentication) getLogger('org.apache.kafka.common.network.Selector').warn(`Unexpected error from ${this.context.clientAddress}; closing connection: ${failure.message}`);
-      if (failure.response !== undefined) return { kind: 'send', chunks: failure.response, closeAfter: failure.message };
+      // An authentication failure (Kafka's AuthenticationException) is answered and closed after
+      // connection.failed.authentication.delay.ms, with or without a response; anything else closes now.
+      if (failure.response !== undefined || failure.authentication) return { kind: 'send', chunks: failure.response ?? [], closeAfter: failure.message };
       return { kind: 'close', reason: failure.message };
     }
   }

@@ -15,6 +15,7 @@ export function socketServerOptions(config: KafkaConfig, clock?: Clock): SocketS
     advertisedListeners: config.advertisedListeners,
     socketRequestMaxBytes: config.get('socket.request.max.bytes'),
     connectionsMaxIdleMs: config.get('connections.max.idle.ms'),
+    failedAuthenticationDelayMs: config.get('connection.failed.authentication.delay.ms'),
     queuedMaxRequests: config.get('queued.max.requests'),
     queuedMaxRequestBytes: config.get('queued.max.request.bytes'),
     maxConnections: config.get('max.connections'),

@@ -19,6 +19,7 @@ import { ListenerSasl } from '../../security/sasl-server-config';
 import { SaslServerFactory } from '../../security/sasl-server';
 import { AuthenticationFailureLog } from './authentication-failure-log';
 import { SaslServerAuthenticator } from './sasl-server-authenticator';
+import { DelayedCloseQueue } from './delayed-close-queue';
 
 const INT_MAX = 2147483647;
 
@@ -32,6 +33,8 @@ export interface SocketServerOptions {
   socketRequestMaxBytes?: number;
   /** connections.max.idle.ms (default 600000). */
   connectionsMaxIdleMs?: number;
+  /** connection.failed.authentication.delay.ms (default 100): failed authentications are answered and closed this late. */
+  failedAuthenticationDelayMs?: number;
   /** queued.max.requests (default 500): requests read and waiting to be handled, over the broker. */
   queuedMaxRequests?: number;
   /** queued.max.request.bytes (default -1, unbounded): bytes of requests being received, queued or handled. */
@@ -117,6 +120,7 @@ export class SocketServer {
     this.limits = {
       maxRequestBytes: options.socketRequestMaxBytes ?? DEFAULT_MAX_REQUEST_BYTES,
       idleTimeoutMs: options.connectionsMaxIdleMs ?? 600000,
+      ...((options.failedAuthenticationDelayMs ?? 100) > 0 ? { delayedCloses: new DelayedCloseQueue(options.failedAuthenticationDelayMs ?? 100, this.clock) } : {}),
     };
     this.channel = new RequestChannel(options.queuedMaxRequests ?? 500, new MemoryPool(options.queuedMaxRequestBytes ?? -1));
     this.logger.info(`[SocketServer brokerId=${options.brokerId}] num.network.threads and num.io.threads do not apply: requests are handled on the Node event loop`);
@@ -410,6 +414,8 @@ export class SocketServer {
     for (const t of this.retries) t.cancel();
     this.retries.clear();
     const closing = this.bound.map((b) => new Promise<void>((resolve) => (b.server.listening ? b.server.close(() => resolve()) : resolve())));
+    // Failed authentications still waiting get their answer first (Kafka closes them with the selector).
+    this.limits.delayedCloses?.flush();
     for (const c of [...this.connections]) c.close('socket server shutdown');
     for (const s of [...this.sockets]) s.destroy();
     await Promise.all(closing);
