@@ -48,6 +48,9 @@ import { createTransactionCoordinator } from './transaction-coordinator-setup';
 import { ClientSecurity } from '../security/client-security';
 import { listenerClientSecurity } from './listener-client-security';
 import { ensureCompatibleKeystore } from '../security/ssl-factory';
+import { KafkaMetrics } from '../metrics/kafka-metrics';
+import { MetricsHttpServer } from './network/metrics-http-server';
+import { registerBrokerGauges } from './broker-gauges';
 
 /** Kafka's KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS: how long a fetch session is safe from eviction. */
 const MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120000;
@@ -87,6 +90,8 @@ export class KafkaServer {
   private initialOfflineDirs: string[] = [];
   private logManager: LogManager | undefined;
   private sasl: BrokerSasl | undefined;
+  /** Set when kafka.metrics.port is: serves the KafkaMetrics registry the broker's parts add to. */
+  private metricsServer: MetricsHttpServer | undefined;
 
   constructor(
     private readonly config: KafkaConfig,
@@ -175,8 +180,10 @@ export class KafkaServer {
       await dynamicConfig.loadScramCredentials();
     }
     const metadataCache = new MetadataCache(this.brokerId, clock);
+    const metrics = this.config.get('kafka.metrics.port') > 0 ? new KafkaMetrics() : undefined;
     const replicaManager = new ReplicaManager({
       brokerId: this.brokerId,
+      ...(metrics === undefined ? {} : { isrChangeCounts: metrics.events }),
       logManager,
       metadataCache,
       logConfigFor: (topic) => dynamicConfig.logConfigFor(topic),
@@ -270,13 +277,40 @@ export class KafkaServer {
       tokenManager,
       authorizer,
       producerIdManager,
+      ...(metrics === undefined ? {} : { brokerTopicStats: metrics.brokerTopicStats }),
     });
-    const socketServer = new SocketServer({ ...socketServerOptions(dynamicBrokerConfig.current, clock), saslListeners: this.sasl?.listeners }, new RequestDispatcher(apis));
+    const socketServer = new SocketServer({ ...socketServerOptions(dynamicBrokerConfig.current, clock), saslListeners: this.sasl?.listeners }, new RequestDispatcher(apis, metrics?.requests));
     await socketServer.startup();
     this.socketServer = socketServer;
+    if (metrics !== undefined) {
+      registerBrokerGauges(metrics, { replicaManager, controller, groupCoordinator, requestQueueSize: () => socketServer.requestQueueSize });
+      await this.startMetricsServer(metrics);
+    }
     dynamicConfig.attachIpQuotas(socketServer);
     this.shutdownHooks.push(() => socketServer.shutdown());
     this.applyDynamicReconfigurations(dynamicBrokerConfig, socketServer, replicaManager, logManager);
+  }
+
+  /**
+   * The Prometheus endpoint on kafka.metrics.host (default: the first listener's host, all interfaces when that
+   * is empty) and kafka.metrics.port. A port that cannot be bound stops the start-up, as a listener's would.
+   */
+  private async startMetricsServer(metrics: KafkaMetrics): Promise<void> {
+    const host = this.config.get('kafka.metrics.host') ?? this.config.listeners[0]?.host ?? '';
+    const port = this.config.get('kafka.metrics.port');
+    const server = new MetricsHttpServer(host, port, metrics);
+    try {
+      await server.startup();
+    } catch (err) {
+      throw new KafkaServerStartupError(`Failed to bind the metrics endpoint to ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    this.metricsServer = server;
+    this.shutdownHooks.push(() => server.shutdown());
+  }
+
+  /** The bound metrics port, -1 when kafka.metrics.port is not set. */
+  get metricsPort(): number {
+    return this.metricsServer?.boundPort() ?? -1;
   }
 
   /**

@@ -30,6 +30,8 @@ export interface PartitionHooks {
   onIsrChanged?: (tp: TopicPartition) => void;
   /** Wake fetches and acks=-1 produces waiting on this partition (high watermark or ISR moved). */
   notify?: (tp: TopicPartition) => void;
+  /** ReplicaManager's IsrShrinksPerSec / IsrExpandsPerSec meters (kafka.metrics.port set). */
+  isrChangeCounts?: { isrShrinks: number; isrExpands: number };
 }
 
 /** The broker settings a partition runs on. */
@@ -247,6 +249,11 @@ export class Partition {
       if (newZkVersion === null) {
         this.logger.info(`Cached zkVersion ${expectedZkVersion} not equal to that in zookeeper, skip updating ISR`);
         return;
+      }
+      const counts = this.hooks.isrChangeCounts;
+      if (counts !== undefined) {
+        if (newIsr.length < this.isr.length) counts.isrShrinks++;
+        else if (newIsr.length > this.isr.length) counts.isrExpands++;
       }
       this.isr = newIsr;
       this.zkVersion = newZkVersion;

@@ -33,6 +33,8 @@ import { createReplicationQuotaManagers, ReplicationQuotaManagers } from './repl
 
 export interface ReplicaManagerOptions {
   brokerId: number;
+  /** Where ISR shrinks and expansions are counted (KafkaMetrics' events), when metrics are on. */
+  isrChangeCounts?: { isrShrinks: number; isrExpands: number };
   logManager: LogManager;
   metadataCache: MetadataCache;
   /** The topic's log config: broker defaults with /config/topics/<topic> on top. */
@@ -115,6 +117,7 @@ export class ReplicaManager {
     this.partitionHooks = {
       ...(r === undefined ? {} : { isrWriter: new IsrStateWriter(r.zk) }),
       onIsrChanged: (tp) => this.isrChanges?.record(tp),
+      ...(o.isrChangeCounts === undefined ? {} : { isrChangeCounts: o.isrChangeCounts }),
       notify: (tp) => this.watchers.notify(tp),
     };
     this.replicationQuotas = o.replicationQuotas ?? createReplicationQuotaManagers({ numQuotaSamples: KafkaConfig.defaultOf('replication.quota.window.num'), quotaWindowSizeSeconds: KafkaConfig.defaultOf('replication.quota.window.size.seconds') }, o.clock);

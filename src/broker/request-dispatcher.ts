@@ -15,12 +15,24 @@ import { describeMessage } from '../protocol/schema/describe';
 import { advertisedApiVersions, createApiVersionsHandler } from './handlers/api-versions';
 import { ApiHandler, ApiHandlers, CLOSE_CONNECTION, ConnectionContext, NO_RESPONSE, RequestContext } from './network/api-handler';
 import { nowMs, requestLogger } from './network/request-logger';
+import { requestMetricName } from '../metrics/jmx-name';
+import type { RequestMetrics, RequestTypeMetrics } from '../metrics/request-metrics';
+import { errorName } from '../common/error-codes';
 
 /** What the network layer does with one request once its handler has answered. */
 export type DispatchOutcome =
-  | { kind: 'send'; chunks: Buffer[]; log?: RequestLogEntry; throttleMs?: number; closeAfter?: string }
-  | { kind: 'none'; log?: RequestLogEntry; throttleMs?: number }
+  | { kind: 'send'; chunks: Buffer[]; log?: RequestLogEntry; throttleMs?: number; closeAfter?: string; timing?: RequestTiming; errorCode?: number }
+  | { kind: 'none'; log?: RequestLogEntry; throttleMs?: number; timing?: RequestTiming; errorCode?: number }
   | { kind: 'close'; reason: string };
+
+/** Set only with request metrics on: what the dispatcher measured; the connection adds the send times. */
+export interface RequestTiming {
+  readonly metrics: RequestTypeMetrics;
+  readonly version: number;
+  readonly dequeuedMs: number;
+  readonly localDoneMs: number;
+  completedMs: number;
+}
 
 /** Collected only while kafka.request.logger is at DEBUG. */
 export interface RequestLogEntry {
@@ -48,7 +60,11 @@ export class RequestDispatcher {
   private readonly handlers = new Map<number, AnyHandler>();
   private readonly apisLogger = getLogger('kafka.server.KafkaApis');
 
-  constructor(handlers: ApiHandlers) {
+  constructor(
+    handlers: ApiHandlers,
+    /** Kafka's RequestMetrics, when kafka.metrics.port is set. */
+    readonly requestMetrics?: RequestMetrics,
+  ) {
     for (const [key, handler] of Object.entries(handlers)) {
       if (handler !== undefined) this.handlers.set(Number(key), handler as AnyHandler);
     }
@@ -72,6 +88,32 @@ export class RequestDispatcher {
   }
 
   handle(frame: Buffer, connection: ConnectionContext): DispatchOutcome | Promise<DispatchOutcome> {
+    const metrics = this.requestMetrics;
+    if (metrics === undefined || frame.length < 4) return this.dispatch(frame, connection);
+    // LocalTimeMs is the handler's synchronous part (decode included); what it awaits after that (log writes,
+    // replication for acks=all, a long-poll fetch) counts as RemoteTimeMs.
+    const dequeuedMs = performance.now();
+    const result = this.dispatch(frame, connection);
+    const localDoneMs = performance.now();
+    const apiKey = frame.readInt16BE(0);
+    const api = apiByKey(apiKey);
+    if (api === undefined) return result;
+    const timing: RequestTiming = { metrics: metrics.forApi(apiKey, requestMetricName(api.name)), version: frame.readInt16BE(2), dequeuedMs, localDoneMs, completedMs: localDoneMs };
+    const stamp = (outcome: DispatchOutcome): DispatchOutcome => {
+      if (outcome.kind === 'close') return outcome;
+      timing.completedMs = performance.now();
+      outcome.timing = timing;
+      return outcome;
+    };
+    return result instanceof Promise ? result.then(stamp) : stamp(result);
+  }
+
+  /** The response's top-level error, for RequestMetrics' ErrorsPerSec (NONE when the body has none). */
+  static errorOf(outcome: DispatchOutcome): string {
+    return outcome.kind === 'close' ? 'NONE' : errorName(outcome.errorCode ?? 0);
+  }
+
+  private dispatch(frame: Buffer, connection: ConnectionContext): DispatchOutcome | Promise<DispatchOutcome> {
     const r = new ByteReader(frame);
     let header: RequestHeader;
     let api: ApiDefinition | undefined;
@@ -122,7 +164,8 @@ export class RequestDispatcher {
     const log = logging ? this.logEntry(api, header, body, result, dequeueMs) : undefined;
     if (result === NO_RESPONSE) return { kind: 'none', log, throttleMs };
     try {
-      return { kind: 'send', chunks: encodeResponse(api, header.apiVersion, header.correlationId, result), log, throttleMs };
+      const errorCode = this.requestMetrics === undefined ? undefined : (result as { errorCode?: unknown } | null)?.errorCode;
+      return { kind: 'send', chunks: encodeResponse(api, header.apiVersion, header.correlationId, result), log, throttleMs, ...(typeof errorCode === 'number' ? { errorCode } : {}) };
     } catch (e) {
       return this.failed(api, header, body, e, logging, dequeueMs);
     }
@@ -143,7 +186,7 @@ export class RequestDispatcher {
       const response = api.errorResponse(body, header.apiVersion, code);
       if (response === null) return { kind: 'close', reason: `${api.name} handler failed and the API has no error response` };
       const log = logging ? this.logEntry(api, header, body, response, dequeueMs) : undefined;
-      return { kind: 'send', chunks: encodeResponse(api, header.apiVersion, header.correlationId, response), log };
+      return { kind: 'send', chunks: encodeResponse(api, header.apiVersion, header.correlationId, response), log, errorCode: code };
     } catch (e) {
       return { kind: 'close', reason: `Could not build an error response for ${api.name}: ${String(e)}` };
     }

@@ -16,6 +16,10 @@ export class Watchers<K> {
   ) {}
 
   /** Wakes everyone waiting on `key`. */
+  /** In-flight waitForChange and waitUntil calls (the purgatories' NumDelayedOperations of produce and fetch). */
+  waitingForChange = 0;
+  waitingUntil = 0;
+
   notify(key: K): void {
     const k = this.keyOf(key);
     const set = this.waiters.get(k);
@@ -30,7 +34,9 @@ export class Watchers<K> {
     return new Promise((resolve) => {
       const ks = keys.map(this.keyOf);
       const wake = (): void => finish(true);
+      this.waitingForChange++;
       const finish = (changed: boolean): void => {
+        this.waitingForChange--;
         timer.cancel();
         this.unregister(ks, wake);
         resolve(changed);
@@ -57,6 +63,7 @@ export class Watchers<K> {
       const finish = (result: boolean): void => {
         if (finished) return;
         finished = true;
+        this.waitingUntil--;
         timer.cancel();
         this.unregister(ks, wake);
         resolve(result);
@@ -69,6 +76,7 @@ export class Watchers<K> {
           if (!finished && done()) finish(true);
         });
       };
+      this.waitingUntil++;
       const timer = this.clock.setTimer(() => finish(done()), timeoutMs);
       this.register(ks, wake);
     });

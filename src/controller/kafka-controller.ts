@@ -128,6 +128,24 @@ export class KafkaController implements ControllerEventProcessor {
     return this.activeControllerId;
   }
 
+  /**
+   * KafkaController's gauges (OfflinePartitionsCount, PreferredReplicaImbalanceCount, GlobalTopicCount,
+   * GlobalPartitionCount), computed from the controller context when read; every one is 0 on a broker that is
+   * not the active controller, as Kafka's are.
+   */
+  gaugeValues(): { offlinePartitions: number; preferredReplicaImbalance: number; globalTopics: number; globalPartitions: number } {
+    const ctx = this.isActive ? this.activeState?.context : undefined;
+    if (ctx === undefined) return { offlinePartitions: 0, preferredReplicaImbalance: 0, globalTopics: 0, globalPartitions: 0 };
+    let imbalance = 0;
+    const partitions = ctx.allPartitions();
+    for (const tp of partitions) {
+      if (ctx.isTopicQueuedForDeletion(tp.topic)) continue;
+      const leader = ctx.leadership.get(tpString(tp))?.state.leader;
+      if (leader !== undefined && leader !== ctx.replicasFor(tp)[0]) imbalance++;
+    }
+    return { offlinePartitions: ctx.partitionsWithOfflineLeader().length, preferredReplicaImbalance: imbalance, globalTopics: ctx.allTopics.size, globalPartitions: partitions.length };
+  }
+
   startup(): void {
     this.events.start();
     this.unregisterSession.push(this.deps.zk.onBeforeSessionReinitialized(() => this.events.clearAndPut({ kind: 'Expire' })));

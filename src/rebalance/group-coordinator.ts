@@ -128,6 +128,13 @@ export class GroupCoordinator {
   }
 
   /** The group's in-memory state, for tests and tools. */
+  /** The groups this coordinator holds, by state (GroupMetadataManager's NumGroups* gauges), read at scrape time. */
+  groupCountsByState(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const g of this.groups.values()) counts.set(g.state, (counts.get(g.state) ?? 0) + 1);
+    return counts;
+  }
+
   group(groupId: string): GroupMetadata | undefined {
     return this.groups.get(groupId);
   }

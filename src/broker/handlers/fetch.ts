@@ -90,6 +90,12 @@ export function createFetchHandler(ctx: HandlerContext): ApiHandler<FetchRequest
         return { throttleTimeMs, ...fetchContext.throttled(), responses: [] };
       }
     }
+    const stats = ctx.brokerTopicStats;
+    if (stats !== undefined) {
+      // Once per partition of the answer: a follower's bytes are replication traffic, not BytesOut (Kafka's
+      // updateBytesOut), and the record set is counted as the bytes it is, never record by record.
+      for (const s of slots) stats.recordRead(s.tp.topic, isFollower ? 0 : recordsBytes(s.response.recordSet), s.response.errorCode !== ErrorCode.NONE.code);
+    }
     // A session's answer holds only the partitions with something new (all of them for a full fetch).
     const answer = fetchContext.respond(all);
     const byTopic = new Map<string, FetchPartitionResponse[]>();
@@ -120,6 +126,15 @@ function authorizedSlots(ctx: HandlerContext, context: RequestContext, all: Slot
     else s.response.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED.code;
   }
   return readable;
+}
+
+/** The bytes of a response's record set (one buffer, or down-converted chunks). */
+function recordsBytes(records: FetchPartitionResponse['recordSet']): number {
+  if (records === null) return 0;
+  if (Buffer.isBuffer(records)) return records.length;
+  let n = 0;
+  for (const b of records as readonly Buffer[]) n += b.length;
+  return n;
 }
 
 function emptyResponse(partition: number): FetchPartitionResponse {

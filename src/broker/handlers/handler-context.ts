@@ -16,6 +16,7 @@ import { ProducerIdGenerator } from '../producer-id-manager';
 import { ReplicaManager } from '../replica-manager';
 import { AclAuthorizer } from '../../security/acl-authorizer';
 import { ErrorName } from '../../common/error-codes';
+import type { BrokerTopicStats } from '../../metrics/broker-topic-stats';
 
 /** What InitProducerId answers (Kafka's InitProducerIdResult). */
 export interface InitProducerIdResult {
@@ -54,4 +55,6 @@ export interface HandlerContext {
   readonly authorizer?: AclAuthorizer;
   /** Producer ids for InitProducerId (blocks from /latest_producer_id_block). */
   readonly producerIdManager: ProducerIdGenerator;
+  /** BrokerTopicMetrics, when kafka.metrics.port is set: produce and fetch add to it once per partition. */
+  readonly brokerTopicStats?: BrokerTopicStats;
 }

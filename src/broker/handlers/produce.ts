@@ -36,7 +36,7 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     // Every partition's append starts before the first is awaited. Awaiting them one by one serialised their
     // writes (each a round trip to libuv's pool) and, worse, let a later request on the connection append to a
     // partition before this one did, reordering a producer's pipelined batches.
-    const appends: { tp: TopicPartition; response: ProducePartitionResponse; append: Promise<LogAppendInfo> }[] = [];
+    const appends: { tp: TopicPartition; response: ProducePartitionResponse; bytes: number; append: Promise<LogAppendInfo> }[] = [];
     // Kafka's filterByAuthorized(WRITE, TOPIC): one cached lookup per topic, none without an authorizer.
     const authorized = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'WRITE', 'TOPIC', request.topicData.map((t) => t.name));
     for (const topic of request.topicData) {
@@ -63,9 +63,10 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
           if (isInternalTopic(tp.topic) && !internalTopicsAllowed) throw new KafkaError('INVALID_TOPIC_EXCEPTION', `Cannot append to internal topic ${tp.topic}`);
           if (records.length === 0) throw new KafkaError('CORRUPT_MESSAGE', 'Produce request has no records');
           const partition = ctx.replicaManager.leaderPartition(tp);
-          appends.push({ tp, response, append: partition.appendRecordsToLeader(records, acks) });
+          appends.push({ tp, response, bytes: records.length, append: partition.appendRecordsToLeader(records, acks) });
         } catch (err) {
           appendFailed(ctx, tp, response, err);
+          ctx.brokerTopicStats?.recordFailedAppend(tp.topic, 0);
         }
       }
     }
@@ -76,13 +77,18 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     results.forEach((result, i) => {
       if (result.status === 'fulfilled') ctx.replicaManager.watchers.notify((appends[i] as (typeof appends)[number]).tp);
     });
+    const stats = ctx.brokerTopicStats;
     results.forEach((result, i) => {
-      const { tp, response } = appends[i] as (typeof appends)[number];
+      const { tp, response, bytes } = appends[i] as (typeof appends)[number];
       if (result.status === 'rejected') {
         appendFailed(ctx, tp, response, result.reason);
+        // Kafka's appendToLocalLog: a record the log refused counts the batch's bytes as rejected.
+        stats?.recordFailedAppend(tp.topic, result.reason instanceof RecordValidationError ? bytes : 0);
         return;
       }
       const info = result.value;
+      // The batch's size and the record count its header gave the log (Kafka's bytesIn and messagesIn marks).
+      stats?.recordAppend(tp.topic, bytes, info.numMessages);
       response.baseOffset = info.firstOffset;
       response.logAppendTimeMs = info.logAppendTime;
       response.logStartOffset = info.logStartOffset;

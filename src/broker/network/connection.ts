@@ -3,7 +3,8 @@ import { Clock, TimerHandle } from '../../common/time';
 import { Logger } from '../../common/logging/logging';
 import { FrameDecoder } from '../../protocol/framing';
 import { ProtocolError } from '../../protocol/protocol-error';
-import { DispatchOutcome, RequestDispatcher } from '../request-dispatcher';
+import { DispatchOutcome, RequestDispatcher, RequestTiming } from '../request-dispatcher';
+import type { RequestMetrics } from '../../metrics/request-metrics';
 import { ConnectionContext } from './api-handler';
 import { RequestChannel } from './request-channel';
 import { principalToString } from '../../security/kafka-principal';
@@ -38,7 +39,7 @@ const EMPTY = Buffer.alloc(0);
 export class Connection {
   private readonly decoder: FrameDecoder;
   /** Frames read and not yet handled, with their pool reservations. */
-  private readonly frames: { frame: Buffer; reserved: number; startMs: number }[] = [];
+  private readonly frames: { frame: Buffer; reserved: number; startMs: number; receivedMs: number }[] = [];
   /** Reservations of frames still being received (at most one: frames are admitted one by one). */
   private receiving = 0;
   /** A request is queued, being handled, or its response is still being written. */
@@ -127,7 +128,7 @@ export class Connection {
   }
 
   private onFrame(frame: Buffer): void {
-    this.frames.push({ frame, reserved: this.receiving, startMs: requestLogger.isDebugEnabled() ? nowMs() : 0 });
+    this.frames.push({ frame, reserved: this.receiving, startMs: requestLogger.isDebugEnabled() ? nowMs() : 0, receivedMs: this.measuring ? performance.now() : 0 });
     this.receiving = 0;
   }
 
@@ -141,15 +142,15 @@ export class Connection {
           this.channel.whenNotFull(this.retryDispatch);
         }
       } else {
-        const next = this.frames.shift() as { frame: Buffer; reserved: number; startMs: number };
+        const next = this.frames.shift() as { frame: Buffer; reserved: number; startMs: number; receivedMs: number };
         this.processing = true;
-        this.channel.send(() => this.handle(next.frame, next.reserved, next.startMs));
+        this.channel.send(() => this.handle(next.frame, next.reserved, next.startMs, next.receivedMs));
       }
     }
     this.updateReading();
   }
 
-  private handle(frame: Buffer, reserved: number, startMs: number): void {
+  private handle(frame: Buffer, reserved: number, startMs: number, receivedMs: number): void {
     if (this.closed) {
       this.channel.memoryPool.release(reserved);
       return;
@@ -163,11 +164,11 @@ export class Connection {
     }
     if (result instanceof Promise) {
       result.then(
-        (outcome) => this.complete(outcome, reserved, startMs),
-        (e: unknown) => this.complete({ kind: 'close', reason: `dispatcher failure: ${String(e)}` }, reserved, startMs),
+        (outcome) => this.complete(outcome, reserved, startMs, receivedMs),
+        (e: unknown) => this.complete({ kind: 'close', reason: `dispatcher failure: ${String(e)}` }, reserved, startMs, receivedMs),
       );
     } else {
-      this.complete(result, reserved, startMs);
+      this.complete(result, reserved, startMs, receivedMs);
     }
   }
 
@@ -187,7 +188,7 @@ export class Connection {
   }
 
   /** Writes the response; the next request is handled once the socket has taken it. */
-  private complete(outcome: DispatchOutcome, reserved: number, startMs: number): void {
+  private complete(outcome: DispatchOutcome, reserved: number, startMs: number, receivedMs: number): void {
     // The request's bytes are no longer needed: the response (if any) is a separate buffer.
     this.channel.memoryPool.release(reserved);
     if (this.closed) return;
@@ -201,18 +202,21 @@ export class Connection {
       return;
     }
     const sendStartMs = outcome.log !== undefined ? nowMs() : 0;
+    const measured = outcome.timing === undefined ? undefined : this.measuredCallback(outcome, receivedMs);
     if (outcome.kind === 'send') {
       const chunks = outcome.chunks;
       const corked = chunks.length > 1;
       if (corked) this.socket.cork();
       const last = chunks.length - 1;
       for (let i = 0; i < chunks.length; i++) {
-        const cb = i === last && outcome.log !== undefined ? this.logCallback(outcome, startMs, sendStartMs) : undefined;
+        const logged = i === last && outcome.log !== undefined ? this.logCallback(outcome, startMs, sendStartMs) : undefined;
+        const cb = i !== last || measured === undefined ? logged : logged === undefined ? measured : () => (logged(), measured());
         this.socket.write(chunks[i] as Buffer, cb);
       }
       if (corked) this.socket.uncork();
-    } else if (outcome.log !== undefined) {
-      this.logCallback(outcome, startMs, sendStartMs)();
+    } else {
+      if (outcome.log !== undefined) this.logCallback(outcome, startMs, sendStartMs)();
+      measured?.();
     }
     if (outcome.kind === 'send' && outcome.closeAfter !== undefined) {
       // A failed authentication: the client reads why, then the connection ends (Kafka's Selector closes it).
@@ -246,6 +250,29 @@ export class Connection {
   private responseSent(): void {
     this.processing = false;
     this.pump();
+  }
+
+  /** Whether the dispatcher keeps request metrics (kafka.metrics.port set): only then are requests timed. */
+  private get measuring(): boolean {
+    return this.dispatcher.requestMetrics !== undefined;
+  }
+
+  /** RequestMetrics' record of a request once the socket has taken its response (Kafka's updateRequestMetrics). */
+  private measuredCallback(outcome: Extract<DispatchOutcome, { kind: 'send' | 'none' }>, receivedMs: number): () => void {
+    const timing = outcome.timing as RequestTiming;
+    const sendStartMs = performance.now();
+    const error = RequestDispatcher.errorOf(outcome);
+    return () => {
+      const metrics = this.dispatcher.requestMetrics as RequestMetrics;
+      metrics.record(timing.metrics, timing.version, error, {
+        receivedMs: receivedMs === 0 ? timing.dequeuedMs : receivedMs,
+        dequeuedMs: timing.dequeuedMs,
+        localDoneMs: timing.localDoneMs,
+        completedMs: timing.completedMs,
+        sendStartMs,
+        sentMs: performance.now(),
+      });
+    };
   }
 
   private logCallback(outcome: Extract<DispatchOutcome, { kind: 'send' | 'none' }>, startMs: number, sendStartMs: number): () => void {

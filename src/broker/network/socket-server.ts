@@ -110,6 +110,11 @@ export class SocketServer {
   private readonly headroom: DescriptorHeadroom;
   private readonly authFailures: AuthenticationFailureLog;
 
+  /** Requests waiting in the request channel (RequestChannel's RequestQueueSize gauge). */
+  get requestQueueSize(): number {
+    return this.channel.queueSize;
+  }
+
   constructor(
     private readonly options: SocketServerOptions,
     private readonly dispatcher: RequestDispatcher,

@@ -42,6 +42,11 @@ export class ReplicaFetcherManager {
     this.numFetchersPerBroker = config.numReplicaFetchers;
   }
 
+  /** The fetcher threads (their names are Kafka's clientId key of FetcherLagMetrics). */
+  fetcherThreads(): IterableIterator<ReplicaFetcherThread> {
+    return this.fetchers.values();
+  }
+
   get numFetchers(): number {
     return this.numFetchersPerBroker;
   }

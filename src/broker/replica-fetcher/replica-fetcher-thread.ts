@@ -99,6 +99,11 @@ export class ReplicaFetcherThread {
     return `ReplicaFetcherThread-${this.fetcherId}-${this.leader.id}`;
   }
 
+  /** Each followed partition's lag behind the leader's high watermark (FetcherLagMetrics' ConsumerLag), for metrics. */
+  *partitionLags(): Iterable<readonly [TopicPartition, number]> {
+    for (const st of this.partitions.values()) if (st.lag !== undefined) yield [st.tp, st.lag];
+  }
+
   get partitionCount(): number {
     return this.partitions.size;
   }

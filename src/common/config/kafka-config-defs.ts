@@ -165,6 +165,9 @@ export const KAFKA_CONFIG_DEFS = [
   k('authorizer.class.name', 'string', ''),
   k('kafka.metrics.reporters', 'list', ''),
   k('kafka.metrics.polling.interval.secs', 'int', '10', atLeast(1)),
+  // kafka-ts's Prometheus endpoint (the JMX exporter agent's port, as a broker setting): 0 is off.
+  k('kafka.metrics.port', 'int', '0', between(0, 65535)),
+  k('kafka.metrics.host', 'string', null),
   // SSL (SslConfigs / BrokerSecurityConfigs); each may also be set per listener as listener.name.<l>.<key>
   k('ssl.protocol', 'string', 'TLSv1.3'),
   k('ssl.provider', 'string', null),
