@@ -63,7 +63,11 @@ function reaperMain(): void {
  * It holds no reference on this process's event loop.
  */
 export class Reaper {
-  private constructor(private readonly stdin: NodeJS.WritableStream & { unref?: () => void; destroyed?: boolean }) {}
+  private constructor(
+    private readonly stdin: NodeJS.WritableStream & { unref?: () => void; destroyed?: boolean },
+    /** The watchdog's pid (it exits on its own once close() is called). */
+    readonly pid: number,
+  ) {}
 
   static start(): Reaper {
     // tsx (esbuild with keepNames) wraps nested functions in __name(): a no-op stand-in keeps the text runnable.
@@ -73,11 +77,11 @@ export class Reaper {
       detached: true,
     });
     const stdin = child.stdin;
-    if (stdin === null) throw new Error('could not start the cluster watchdog: no stdin pipe');
+    if (stdin === null || child.pid === undefined) throw new Error('could not start the cluster watchdog: no stdin pipe');
     stdin.on('error', () => undefined);
     child.unref();
     (stdin as unknown as { unref?: () => void }).unref?.();
-    return new Reaper(stdin);
+    return new Reaper(stdin, child.pid);
   }
 
   watchPid(pid: number): void {
