@@ -40,7 +40,27 @@ export function removeStaleNamespaces(): string[] {
     .filter((n) => n.startsWith(NAMESPACE_PREFIX));
   for (const n of names) ip(['netns', 'delete', n], { allowFailure: true });
   removeClientUnreachableRoutes();
+  // A deleted namespace's veth pairs go away asynchronously: wait for the root ends so their names are free.
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    const left = rootEnds();
+    if (left.length === 0) break;
+    if (Date.now() > deadline) {
+      for (const l of left) ip(['link', 'delete', l], { allowFailure: true });
+      if (rootEnds().length === 0) break;
+      throw new Error(`veth links ${left.join(', ')} of an earlier run are still there`);
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+  }
   return names;
+}
+
+/** The root namespace's ends of the mesh links (kh6-<host>). */
+function rootEnds(): string[] {
+  return ip(['-o', 'link', 'show'], { allowFailure: true })
+    .split('\n')
+    .map((l) => /^\d+:\s+(kh6-[a-z0-9]+)[@:]/.exec(l)?.[1])
+    .filter((n): n is string => n !== undefined);
 }
 
 /** The root namespace's stand-ins for cut links (see cut()). */

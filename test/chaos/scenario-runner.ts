@@ -73,6 +73,8 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
   const cluster = await ChaosCluster.start(s.cluster);
   let zk: ZkClient | undefined;
   let workload: Workload | undefined;
+  let watcher: { stop(): void } | undefined;
+  let finished = false;
   try {
     log(`cluster up: zk ${cluster.zkConnect}, brokers ${cluster.bootstrap.join(',')}`);
     zk = await ZkClient.connect({ connectString: cluster.zkConnect, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'chaos' });
@@ -81,7 +83,14 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
     await admin.connect();
     const ids = [...cluster.brokers.keys()];
     const replicaAssignment = Array.from({ length: partitions }, (_, p) => ({ partition: p, replicas: ids.map((_, i) => ids[(p + i) % ids.length] as number) }));
-    await admin.createTopics({ topics: [{ topic: TOPIC, replicaAssignment }], waitForLeaders: true });
+    // Right after start-up the brokers may not know the controller yet: retry until the topic exists.
+    await waitUntil(
+      async () => {
+        await admin.createTopics({ topics: [{ topic: TOPIC, replicaAssignment }], waitForLeaders: true });
+        return (await zk?.getData(`/brokers/topics/${TOPIC}`)) ?? undefined;
+      },
+      { timeoutMs: 60000, intervalMs: 1000, message: `topic ${TOPIC} created` },
+    );
     await admin.disconnect();
     const z = zk;
     const ctx: ScenarioContext = {
@@ -105,7 +114,7 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
     };
     workload = ctx.workload;
     await waitUntil(async () => (await Promise.all(Array.from({ length: partitions }, (_, p) => ctx.partitionState(p)))).every((st) => st?.isr.length === ids.length), { timeoutMs: 60000, message: 'a full ISR on every partition' });
-    const watcher = watchEpochs(ctx);
+    watcher = watchEpochs(ctx);
     await workload.start();
     await ctx.moreAcks(20, 60000);
     log('workload running');
@@ -119,6 +128,7 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
     await ctx.moreAcks(10, 60000).catch((err: Error) => ctx.problems.push(`no progress after the heal: ${err.message}`));
     const record = await workload.stop();
     watcher.stop();
+    finished = true;
     const final = await finalState(cluster, zk, partitions, log);
     await workload.finishConsuming(final.highWatermarks, 30000);
     const check = checkHistory({ ...record, partitions, finalLog: final.records, divergentPartitions: final.divergent });
@@ -126,6 +136,8 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
     for (const p of ctx.problems) log(`problem: ${p}`);
     return { name: s.name, settings: s.settings, check, problems: ctx.problems, durationMs: Date.now() - started };
   } finally {
+    watcher?.stop();
+    if (!finished) await workload?.abort();
     zk?.close();
     const keep = process.env['CHAOS_LOGS'];
     if (keep) {

@@ -90,12 +90,12 @@ export const controllerIsolated: Scenario = {
 
 export const oneZooKeeperLost: Scenario = {
   name: 'one ZooKeeper node lost',
-  settings: 'RF 3, min.insync.replicas 2, acks=all, max.in.flight 1; 3 ZooKeeper nodes, one isolated 15 s',
+  settings: 'RF 3, min.insync.replicas 2, acks=all, max.in.flight 1; 3 ZooKeeper nodes, one isolated 10 s',
   async nemesis(ctx) {
     const before = await leaderEpochs(ctx);
     ctx.log(`isolating zk3; leaders ${before}`);
     ctx.cluster.net.isolate('zk3');
-    await hold(15000);
+    await hold(10000);
     await ctx.moreAcks(5, 30000);
     const after = await leaderEpochs(ctx);
     if (after !== before) ctx.problems.push(`leaders changed while one ZooKeeper node was lost: ${before} -> ${after}`);
@@ -110,7 +110,7 @@ export const twoZooKeepersLost: Scenario = {
     ctx.log(`isolating zk2 and zk3 (no quorum); leaders ${before}`);
     ctx.cluster.net.isolate('zk2');
     ctx.cluster.net.isolate('zk3');
-    await hold(15000);
+    await hold(10000);
     ctx.cluster.net.healAll();
     await ctx.cluster.waitForZkQuorum([1, 2, 3], 60000);
     ctx.log('quorum back');

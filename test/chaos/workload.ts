@@ -106,10 +106,19 @@ export class Workload {
   /** Stops producing (waits up to `drainMs` for outstanding sends), lets the group catch up, and returns the record. */
   async stop(options: { drainMs?: number } = {}): Promise<WorkloadRecord> {
     this.producing = false;
-    await Promise.race([Promise.all(this.loops), new Promise((r) => setTimeout(r, options.drainMs ?? 30000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.loops), new Promise((r) => (timer = setTimeout(r, options.drainMs ?? 30000)))]);
+    clearTimeout(timer);
     this.record.endedAt = Date.now();
     await this.producer?.disconnect().catch(() => undefined);
     return this.record;
+  }
+
+  /** After a failed run: stop everything without waiting for outstanding sends. */
+  async abort(): Promise<void> {
+    this.producing = false;
+    await this.consumer?.disconnect().catch(() => undefined);
+    await this.producer?.disconnect().catch(() => undefined);
   }
 
   /** Waits until the group has read up to `ends` (partition -> high watermark) or `timeoutMs`, then leaves it. */
