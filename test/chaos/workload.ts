@@ -20,6 +20,7 @@ export interface WorkloadRecord {
   startedAt: number;
   endedAt: number;
   sent: Map<string, number>;
+  sentAt: Map<string, number>;
   acks: Ack[];
   errors: SendError[];
   reads: LoggedRecord[];
@@ -52,7 +53,7 @@ export class Workload {
       requestTimeout: 10000,
       retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 2000 },
     });
-    this.record = { startedAt: 0, endedAt: 0, sent: new Map(), acks: [], errors: [], reads: [], committed: new Map(), groupId: `chaos-group-${this.run}` };
+    this.record = { startedAt: 0, endedAt: 0, sent: new Map(), sentAt: new Map(), acks: [], errors: [], reads: [], committed: new Map(), groupId: `chaos-group-${this.run}` };
   }
 
   async start(): Promise<void> {
@@ -155,6 +156,7 @@ export class Workload {
       nextAt = Math.max(nextAt + intervalMs, Date.now() - 1000);
       const value = `${this.run}-p${partition}-${seq++}`;
       this.record.sent.set(value, partition);
+      this.record.sentAt.set(value, Date.now());
       const send = this.sendOne(partition, value);
       const tracked = send.finally(() => {
         mine.delete(tracked);
