@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import type { Consumer, Producer } from 'kafkajs';
+import type { Ack, LoggedRecord, SendError } from './history-checker';
+
+export interface WorkloadOptions {
+  bootstrap: string[];
+  topic: string;
+  partitions: number;
+  /** Writes started per partition per second. */
+  ratePerPartition?: number;
+  /** Sends outstanding per partition, and kafkajs' maxInFlightRequests: 1, or 5 with idempotence. */
+  maxInFlight?: 1 | 5;
+  idempotent?: boolean;
+  /** A consumer group reading throughout (default true). */
+  consume?: boolean;
+}
+
+export interface WorkloadRecord {
+  startedAt: number;
+  endedAt: number;
+  sent: Map<string, number>;
+  sentAt: Map<string, number>;
+  acks: Ack[];
+  errors: SendError[];
+  reads: LoggedRecord[];
+  committed: Map<number, number>;
+  groupId: string;
+}
+
+/**
+ * The chaos workload: a kafkajs producer (acks=all, retries, max.in.flight 1, or 5 with idempotence) writing
+ * unique values `<run>-p<partition>-<seq>` to every partition at a steady rate, recording each acknowledgement
+ * and each error with its time; and a consumer group reading the topic throughout. It runs in the test
+ * process, in the root namespace, which is the mesh's client host.
+ */
+export class Workload {
+  private readonly run = randomBytes(3).toString('hex');
+  private readonly kafka: Kafka;
+  private producer: Producer | undefined;
+  private consumer: Consumer | undefined;
+  private producing = false;
+  private loops: Promise<void>[] = [];
+  private readonly outstanding = new Set<Promise<void>>();
+  private readonly record: WorkloadRecord;
+
+  constructor(private readonly options: WorkloadOptions) {
+    this.kafka = new Kafka({
+      clientId: 'chaos-workload',
+      brokers: options.bootstrap,
+      logLevel: logLevel.NOTHING,
+      connectionTimeout: 3000,
+      requestTimeout: 10000,
+      retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 2000 },
+    });
+    this.record = { startedAt: 0, endedAt: 0, sent: new Map(), sentAt: new Map(), acks: [], errors: [], reads: [], committed: new Map(), groupId: `chaos-group-${this.run}` };
+  }
+
+  async start(): Promise<void> {
+    const inFlight = this.options.maxInFlight ?? 1;
+    this.producer = this.kafka.producer({
+      idempotent: this.options.idempotent ?? false,
+      maxInFlightRequests: inFlight,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      retry: { retries: this.options.idempotent ? 20 : 5, initialRetryTime: 200, maxRetryTime: 2000 },
+    });
+    await this.producer.connect();
+    if (this.options.consume ?? true) {
+      const consumer = this.kafka.consumer({ groupId: this.record.groupId, sessionTimeout: 10000, heartbeatInterval: 1000, retry: { retries: 1000, initialRetryTime: 200, maxRetryTime: 2000 } });
+      this.consumer = consumer;
+      await consumer.connect();
+      await consumer.subscribe({ topic: this.options.topic, fromBeginning: true });
+      void consumer.run({
+        autoCommitInterval: 2000,
+        eachMessage: async ({ partition, message }) => {
+          this.record.reads.push({ partition, offset: Number(message.offset), value: message.value?.toString('utf8') ?? '' });
+        },
+      }).catch(() => undefined);
+    }
+    this.record.startedAt = Date.now();
+    this.producing = true;
+    this.loops = Array.from({ length: this.options.partitions }, (_, p) => this.produceLoop(p, inFlight));
+  }
+
+  /** Acknowledged writes so far (for waiting on progress). */
+  ackCount(partition?: number): number {
+    return partition === undefined ? this.record.acks.length : this.record.acks.filter((a) => a.partition === partition).length;
+  }
+
+  acksFor(partition: number): Ack[] {
+    return this.record.acks.filter((a) => a.partition === partition);
+  }
+
+  errorsFor(partition: number): SendError[] {
+    return this.record.errors.filter((e) => e.partition === partition);
+  }
+
+  errorCount(): number {
+    return this.record.errors.length;
+  }
+
+  lastAckAt(partition: number): number {
+    for (let i = this.record.acks.length - 1; i >= 0; i--) if (this.record.acks[i]?.partition === partition) return this.record.acks[i]?.at ?? 0;
+    return 0;
+  }
+
+  /** Stops producing (waits up to `drainMs` for outstanding sends), lets the group catch up, and returns the record. */
+  async stop(options: { drainMs?: number } = {}): Promise<WorkloadRecord> {
+    this.producing = false;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.loops), new Promise((r) => (timer = setTimeout(r, options.drainMs ?? 30000)))]);
+    clearTimeout(timer);
+    this.record.endedAt = Date.now();
+    await this.producer?.disconnect().catch(() => undefined);
+    return this.record;
+  }
+
+  /** After a failed run: stop everything without waiting for outstanding sends. */
+  async abort(): Promise<void> {
+    this.producing = false;
+    await this.consumer?.disconnect().catch(() => undefined);
+    await this.producer?.disconnect().catch(() => undefined);
+  }
+
+  /** Waits until the group has read up to `ends` (partition -> high watermark) or `timeoutMs`, then leaves it. */
+  async finishConsuming(ends: Map<number, number>, timeoutMs: number): Promise<void> {
+    const consumer = this.consumer;
+    if (!consumer) return;
+    const deadline = Date.now() + timeoutMs;
+    const caughtUp = (): boolean => [...ends].every(([p, end]) => end === 0 || this.record.reads.some((r) => r.partition === p && r.offset === end - 1));
+    while (!caughtUp() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    await consumer.disconnect().catch(() => undefined);
+    const admin = this.kafka.admin();
+    try {
+      await admin.connect();
+      const [offsets] = await admin.fetchOffsets({ groupId: this.record.groupId, topics: [this.options.topic] });
+      for (const o of offsets?.partitions ?? []) if (Number(o.offset) >= 0) this.record.committed.set(o.partition, Number(o.offset));
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  private async produceLoop(partition: number, inFlight: number): Promise<void> {
+    const intervalMs = 1000 / (this.options.ratePerPartition ?? 20);
+    let seq = 0;
+    let nextAt = Date.now();
+    const mine = new Set<Promise<void>>();
+    while (this.producing) {
+      if (mine.size >= inFlight) {
+        await Promise.race(mine);
+        continue;
+      }
+      const wait = nextAt - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (!this.producing) break;
+      nextAt = Math.max(nextAt + intervalMs, Date.now() - 1000);
+      const value = `${this.run}-p${partition}-${seq++}`;
+      this.record.sent.set(value, partition);
+      this.record.sentAt.set(value, Date.now());
+      const send = this.sendOne(partition, value);
+      const tracked = send.finally(() => {
+        mine.delete(tracked);
+        this.outstanding.delete(tracked);
+      });
+      mine.add(tracked);
+      this.outstanding.add(tracked);
+    }
+    await Promise.all(mine);
+  }
+
+  private async sendOne(partition: number, value: string): Promise<void> {
+    const producer = this.producer as Producer;
+    try {
+      const [meta] = await producer.send({ topic: this.options.topic, acks: -1, timeout: 10000, messages: [{ partition, value }] });
+      const offset = Number(meta?.baseOffset ?? meta?.offset ?? -1);
+      this.record.acks.push({ partition, offset, value, at: Date.now() });
+    } catch (err) {
+      this.record.errors.push({ partition, value, at: Date.now(), message: (err as Error).message });
+    }
+  }
+}
