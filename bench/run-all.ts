@@ -21,13 +21,14 @@ import { runConsumerPerformance } from '../src/tools/consumer-performance';
 
 import { loopbackRates } from './loopback-anchor';
 import { natsJetStream, redisStreams } from './peers';
+import { transactionalProduce } from './transactional-produce';
 
 const RECORDS = Number(process.env['BENCH_RECORDS'] ?? 2000000);
 const SUSTAIN_S = Number(process.env['BENCH_SUSTAIN_S'] ?? 300);
 const BIG_LOG_GB = Number(process.env['BENCH_BIG_LOG_GB'] ?? 20);
 const RECORD_SIZE = 100;
-/** BENCH_CASES=produce,idempotent,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,peers runs only those (default: all). */
-const CASES = new Set((process.env['BENCH_CASES'] ?? 'raw,produce,idempotent,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,large,fsync,rf3large,peers').split(',').map((c) => c.trim()));
+/** BENCH_CASES=produce,idempotent,transactional,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,peers runs only those (default: all). */
+const CASES = new Set((process.env['BENCH_CASES'] ?? 'raw,produce,idempotent,transactional,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,large,fsync,rf3large,peers').split(',').map((c) => c.trim()));
 /** Issue 13's large-record cases: BENCH_LARGE_RECORDS records of 1 KiB (default 500000: 488 MiB). */
 const LARGE_RECORDS = Number(process.env['BENCH_LARGE_RECORDS'] ?? 500000);
 const LARGE_SIZE = 1024;
@@ -225,16 +226,28 @@ async function main(): Promise<void> {
   const zk: ZkEnsemble = await startZkStandalone();
   try {
     const connect = zk.connectStringWithChroot(uniqueChroot('bench'));
-    const props = { 'num.partitions': '6', 'log.segment.bytes': '1073741824', 'log.retention.bytes': '-1' };
+    // One broker: __transaction_state (the transactional case) cannot have Kafka's default 3 replicas here.
+    const props = { 'num.partitions': '6', 'log.segment.bytes': '1073741824', 'log.retention.bytes': '-1', 'transaction.state.log.replication.factor': '1', 'transaction.state.log.min.isr': '1' };
     const broker = await BrokerProcess.start({ brokerId: 0, zkConnect: connect, props });
     const bootstrap = `127.0.0.1:${broker.port}`;
-    for (const t of ['perf', 'perf-idempotent', 'kcat', 'kafkajs', 'e2e', 'sustain', 'empty', 'big']) await topics(connect, '--create', '--topic', t, '--partitions', '6', '--replication-factor', '1');
+    for (const t of ['perf', 'perf-idempotent', 'perf-transactional', 'kcat', 'kafkajs', 'e2e', 'sustain', 'empty', 'big']) await topics(connect, '--create', '--topic', t, '--partitions', '6', '--replication-factor', '1');
     const plain = want('produce') || want('consume') ? await producePerf('produce_1broker', bootstrap, 'perf', ['acks=1', 'batch.size=65536', 'linger.ms=5']) : undefined;
     if (want('idempotent')) {
       // The same case with enable.idempotence (acks=all, which one broker answers as acks=1 does): producer ids,
       // sequences and the broker's duplicate check per batch. Goal: within 10 % of plain.
       const idem = await producePerf('produce_1broker_idempotent', bootstrap, 'perf-idempotent', ['acks=all', 'enable.idempotence=true', 'batch.size=65536', 'linger.ms=5']);
       if (plain !== undefined) ratioReport('produce_idempotent_vs_plain', idem['records_per_s'] as number, plain['records_per_s'] as number, 0.9, 'records/s of the idempotent producer against the plain produce case');
+    }
+    if (want('transactional')) {
+      // The same records in transactions of 1,000 (begin, send, commit): a coordinator round trip and a COMMIT
+      // marker per partition per transaction on top of the idempotent producer's work.
+      const before = await landed(bootstrap, 'perf-transactional');
+      const t = await transactionalProduce(bootstrap, 'perf-transactional', RECORDS, RECORD_SIZE, 1000);
+      const got = (await landed(bootstrap, 'perf-transactional')) - before;
+      // Offsets also count the markers: one per partition per transaction (keyless records reach all 6).
+      const expected = RECORDS + t.transactions * 6;
+      const metrics = { records_per_s: Math.round(t.recordsPerSec), mb_per_s: t.mbPerSec, transactions: t.transactions, landed_offsets: got, ...(plain === undefined ? {} : { ratio: t.recordsPerSec / (plain['records_per_s'] as number) }) };
+      report('produce_1broker_transactional', metrics, `transactional.id producer, ${RECORDS} records of ${RECORD_SIZE} B in transactions of 1000, batch.size=65536 linger.ms=5; ${got === expected ? 'all landed (records + markers)' : `${got} offsets landed, expected ${expected} (records + markers)`}`);
     }
     if (want('consume')) {
       const consumed = await runConsumerPerformance({ bootstrapServer: bootstrap, topic: 'perf', messages: String(RECORDS), fetchSize: '1048576', timeout: '10000' }, quiet(), quiet());

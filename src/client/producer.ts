@@ -12,6 +12,7 @@ import { backoffMs } from './exponential-backoff';
 import { ClientMetrics } from './client-metrics';
 import { DefaultPartitioner } from './default-partitioner';
 import { NetworkClient } from './network-client';
+import { TransactionalOffset, TransactionManager } from './transaction-manager';
 
 export interface ProducerOptions {
   bootstrapServers: readonly string[];
@@ -43,12 +44,26 @@ export interface ProducerOptions {
    * non-zero, max.in.flight.requests.per.connection at most 5.
    */
   enableIdempotence?: boolean;
+  /**
+   * transactional.id: records are sent inside transactions (initTransactions, beginTransaction, send,
+   * sendOffsetsToTransaction, commitTransaction / abortTransaction). Implies enable.idempotence.
+   */
+  transactionalId?: string;
+  /** transaction.timeout.ms (default 60000): the coordinator aborts a transaction left open longer. */
+  transactionTimeoutMs?: number;
+  /** max.block.ms (default 60000): how long the transactional calls wait for a coordinator. */
+  maxBlockMs?: number;
   clock?: Clock;
 }
 
 /** Kafka's ConfigException: a producer setting that cannot work. */
 export class ProducerConfigError extends Error {
   override readonly name = 'ConfigException';
+}
+
+/** Kafka's TransactionAbortedException: the record's batch was dropped by abortTransaction before it was sent. */
+export class TransactionAbortedError extends Error {
+  override readonly name = 'TransactionAbortedException';
 }
 
 export interface RecordMetadata {
@@ -97,7 +112,11 @@ export class Producer {
   private readonly inFlightRequests = new Map<number, number>();
   /** Partitions with a batch waiting out retry.backoff.ms: nothing more of theirs is sent meanwhile. */
   private readonly retrying = new Map<string, number>();
-  private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId' | 'clock' | 'security'>>;
+  private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId' | 'clock' | 'security' | 'transactionalId' | 'transactionTimeoutMs' | 'maxBlockMs'>>;
+  /** With transactional.id: the transaction's state and coordinator (undefined for other producers). */
+  private readonly txn: TransactionManager | undefined;
+  /** Partitions whose AddPartitionsToTxn is on its way: their batches wait for it. */
+  private addingPartitions: Promise<void> | undefined;
   /** Idempotence: the producer id and epoch (InitProducerId), the next sequence and last acknowledged one per partition. */
   private producerIdAndEpoch: { producerId: number; producerEpoch: number } | undefined;
   private initializing: Promise<void> | undefined;
@@ -146,7 +165,10 @@ export class Producer {
       recordError: this.metrics.sensor(group, 'record-error', ['total', 'rate']),
       batchSize: this.metrics.sensor(group, 'batch-size', ['avg', 'max']),
     };
-    const idempotent = options.enableIdempotence ?? false;
+    const transactional = options.transactionalId !== undefined;
+    // Kafka 2.8's ProducerConfig: a transactional.id turns idempotence on, and cannot go with it switched off.
+    if (transactional && options.enableIdempotence === false) throw new ProducerConfigError('Cannot set a transactional.id without also enabling idempotence.');
+    const idempotent = options.enableIdempotence ?? transactional;
     this.o = {
       // Kafka 2.8: acks defaults to all when idempotence is on.
       acks: options.acks ?? (idempotent ? -1 : 1),
@@ -168,6 +190,75 @@ export class Producer {
       if (this.o.retries === 0) throw new ProducerConfigError('Must set retries to non-zero when using the idempotent producer.');
       if (this.o.acks !== -1) throw new ProducerConfigError('Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence.');
     }
+    this.txn =
+      options.transactionalId === undefined
+        ? undefined
+        : new TransactionManager(options.transactionalId, options.transactionTimeoutMs ?? 60000, this.client, this.clock, this.o.retryBackoffMs, options.maxBlockMs ?? 60000);
+  }
+
+  /** The transaction's state (Kafka's TransactionManager.State), undefined without transactional.id. */
+  get transactionState(): string | undefined {
+    return this.txn?.state;
+  }
+
+  private transactionManager(): TransactionManager {
+    if (this.txn === undefined) throw new Error('Cannot use transactional methods without enabling transactions by setting the transactional.id configuration property');
+    return this.txn;
+  }
+
+  /**
+   * initTransactions: the producer id and a new epoch for the transactional id; an older producer with the same
+   * id is fenced and its open transaction aborted by the coordinator. Sequences start again at 0.
+   */
+  async initTransactions(): Promise<void> {
+    const pe = await this.transactionManager().initTransactions();
+    this.producerIdAndEpoch = pe;
+    this.nextSequence.clear();
+    this.lastAckedSequence.clear();
+  }
+
+  beginTransaction(): void {
+    this.transactionManager().beginTransaction();
+  }
+
+  /** The consumed offsets commit with the transaction (consume-transform-produce). */
+  async sendOffsetsToTransaction(offsets: readonly TransactionalOffset[], groupId: string): Promise<void> {
+    await this.transactionManager().sendOffsets(this.currentProducerIdAndEpoch(), offsets, groupId);
+  }
+
+  /** Sends what is pending, then EndTxn(commit); a record that failed makes this throw (abort, then retry). */
+  async commitTransaction(): Promise<void> {
+    const txn = this.transactionManager();
+    txn.beginCommit();
+    await this.flush();
+    // A batch that failed during the flush turned the state into an abortable (or fatal) error.
+    if (txn.state !== 'COMMITTING_TRANSACTION') throw txn.error ?? new Error(`Cannot commit in state ${txn.state}`);
+    await txn.endTransaction(this.currentProducerIdAndEpoch(), true);
+  }
+
+  /**
+   * Batches not yet sent fail (Kafka's abortUndrainedBatches), those in flight are awaited, then EndTxn(abort):
+   * the partitions get ABORT markers and a read_committed consumer never sees the records.
+   */
+  async abortTransaction(): Promise<void> {
+    const txn = this.transactionManager();
+    txn.beginAbort();
+    const aborted = new TransactionAbortedError('Failing batch since transaction was aborted');
+    for (const [tp, b] of [...this.open]) {
+      this.open.delete(tp);
+      this.fail(b, aborted);
+    }
+    for (const [tp, q] of [...this.queued]) {
+      this.queued.delete(tp);
+      for (const b of q) this.fail(b, aborted);
+    }
+    await this.flush();
+    await txn.endTransaction(this.currentProducerIdAndEpoch(), false);
+  }
+
+  private currentProducerIdAndEpoch(): { producerId: number; producerEpoch: number } {
+    if (this.producerIdAndEpoch === undefined) throw new Error("Cannot perform a transactional operation before completing a call to initTransactions.");
+    return this.producerIdAndEpoch;
   }
 
   /** Partition count of a topic, waiting (up to delivery.timeout.ms) for it to exist with leaders. */
@@ -213,6 +304,11 @@ export class Producer {
       callback?.(new Error('Cannot send after the producer is closed.'), topic, -1, -1, cookie);
       return;
     }
+    const notReady = this.txn?.failIfNotReadyForSend();
+    if (notReady !== undefined) {
+      callback?.(notReady, topic, -1, -1, cookie);
+      return;
+    }
     const info = this.client.metadata.topics.get(topic);
     if (this.waitingForMetadata === 0 && info !== undefined && info.errorCode === ErrorCode.NONE.code && info.partitions.length > 0) {
       this.append(topic, key, value, partition ?? this.partitioner.partition(key, info.partitions.length), callback, cookie, timestamp, headers);
@@ -247,7 +343,7 @@ export class Producer {
       // times a second. Room for twice what this partition's last batch took still avoids regrowing it.
       const initialCapacity = Math.min(this.o.batchSize + 1024, Math.max(1024, 2 * (this.lastBatchBytes.get(tp) ?? this.o.batchSize)));
       // The builder keeps this options object and reads its producer fields at build(): filled in at first send.
-      const header: RecordBatchBuilderOptions = { compression: this.o.compression, initialCapacity };
+      const header: RecordBatchBuilderOptions = { compression: this.o.compression, initialCapacity, ...(this.txn === undefined ? {} : { isTransactional: true }) };
       batch = { topic, partition: p, builder: new RecordBatchBuilder(header), header, callbacks: [], cookies: [], createdMs: this.clock.nowMs() };
       this.open.set(tp, batch);
     }
@@ -342,7 +438,7 @@ export class Producer {
 
   /** Sends queued batches, one per partition per request, while their leaders have requests to spare. */
   private drain(): void {
-    if (this.o.enableIdempotence && this.producerIdAndEpoch === undefined) {
+    if (this.o.enableIdempotence && this.producerIdAndEpoch === undefined && this.txn === undefined) {
       // The producer id is asked for with the first record, not before.
       if (this.open.size > 0 || this.queued.size > 0) this.initProducerId();
       else this.maybeIdle();
@@ -350,9 +446,15 @@ export class Producer {
     }
     this.takeReadyBatches();
     const byLeader = new Map<number, string[]>();
+    const toAdd: Batch[] = [];
     for (const [tp, q] of this.queued) {
       const head = q[0];
       if (head === undefined || this.retrying.has(tp)) continue;
+      // Kafka's Sender: no batch of a partition goes before the partition is part of the transaction.
+      if (this.txn !== undefined && !this.txn.isPartitionAdded(head.topic, head.partition)) {
+        toAdd.push(head);
+        continue;
+      }
       const leader = this.leaderOf(head);
       let list = byLeader.get(leader);
       if (!list) byLeader.set(leader, (list = []));
@@ -378,7 +480,31 @@ export class Producer {
       }
     }
     for (const [tp, q] of [...this.queued]) if (q.length === 0) this.queued.delete(tp);
+    if (toAdd.length > 0) this.addPartitionsToTransaction(toAdd);
     this.maybeIdle();
+  }
+
+  /** AddPartitionsToTxn for the partitions waiting on it; if it fails, their batches fail and the transaction must abort. */
+  private addPartitionsToTransaction(batches: Batch[]): void {
+    const txn = this.txn;
+    if (txn === undefined || this.addingPartitions !== undefined || this.producerIdAndEpoch === undefined) return;
+    this.addingPartitions = txn
+      .addPartitions(this.producerIdAndEpoch, batches)
+      .catch((err: unknown) => {
+        const error = err instanceof Error ? err : new Error(String(err));
+        txn.abortableError(error);
+        for (const b of batches) {
+          const tp = tpString(b);
+          const q = this.queued.get(tp);
+          if (q === undefined) continue;
+          this.queued.delete(tp);
+          for (const x of q) this.fail(x, error);
+        }
+      })
+      .finally(() => {
+        this.addingPartitions = undefined;
+        this.drain();
+      });
   }
 
   private async sendTo(leader: number, batches: Batch[]): Promise<void> {
@@ -392,7 +518,7 @@ export class Producer {
         if (!list) topicData.set(b.topic, (list = []));
         list.push({ index: b.partition, records: bytes[i] as Buffer });
       });
-      const request = { transactionalId: null, acks: this.o.acks, timeoutMs: this.o.requestTimeoutMs, topicData: [...topicData].map(([name, partitionData]) => ({ name, partitionData })) };
+      const request = { transactionalId: this.txn?.transactionalId ?? null, acks: this.o.acks, timeoutMs: this.o.requestTimeoutMs, topicData: [...topicData].map(([name, partitionData]) => ({ name, partitionData })) };
       this.sensors.request(1);
       batches.forEach((b, i) => {
         this.sensors.recordSend(b.builder.numRecords);
@@ -527,11 +653,13 @@ export class Producer {
 
   private fail(b: Batch, err: Error): void {
     this.sensors.recordError(b.builder.numRecords);
+    // Kafka's TransactionManager: a batch lost inside a transaction leaves only abortTransaction possible.
+    if (this.txn !== undefined && !(err instanceof TransactionAbortedError)) this.txn.abortableError(err);
     for (let i = 0; i < b.callbacks.length; i++) b.callbacks[i]?.(err, b.topic, b.partition, -1, b.cookies[i] as number);
   }
 
   private isIdle(): boolean {
-    return this.open.size === 0 && this.queued.size === 0 && this.inFlightRequests.size === 0 && this.retrying.size === 0 && this.initializing === undefined;
+    return this.open.size === 0 && this.queued.size === 0 && this.inFlightRequests.size === 0 && this.retrying.size === 0 && this.initializing === undefined && this.addingPartitions === undefined;
   }
 
   private maybeIdle(): void {

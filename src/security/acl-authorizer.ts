@@ -164,6 +164,51 @@ export class AclAuthorizer {
     return allowed;
   }
 
+  /**
+   * Kafka 2.8's AclAuthorizer.authorizeByResourceType (KIP-679): may the principal `operation` on at least one
+   * resource of the type? A literal wildcard DENY refuses outright; allow.everyone.if.no.acl.found then allows;
+   * otherwise some ALLOW pattern must survive the DENY literals and prefixes. InitProducerId asks it (Write on
+   * any topic stands in for IdempotentWrite), so an idempotent producer needs no cluster ACL of its own.
+   */
+  authorizeByResourceType(request: AuthorizableRequest, operation: AclOperationName, resourceType: ResourceTypeName): boolean {
+    const principal = principalToString(request.principal);
+    const host = hostOf(request.clientAddress);
+    const action: Action = { resourceType, name: '', operation };
+    const resource = `${pascalName(resourceType)}:UNKNOWN:`;
+    const decide = (allowed: boolean): boolean => {
+      this.logAudit(request, principal, host, resource, action, allowed);
+      return allowed;
+    };
+    if (this.superUsers.has(principal)) return true;
+    const denyLiterals = this.matchingNames(principal, host, operation, 'DENY', resourceType, 'literal');
+    if (denyLiterals.has(WILDCARD)) return decide(false);
+    if (this.config.allowEveryoneIfNoAclFound) return decide(true);
+    const denyPrefixes = this.matchingNames(principal, host, operation, 'DENY', resourceType, 'prefixed');
+    const survives = (name: string): boolean => !denyLiterals.has(name) && ![...denyPrefixes].some((prefix) => name.startsWith(prefix));
+    for (const patternType of ['literal', 'prefixed'] as const) {
+      for (const name of this.matchingNames(principal, host, operation, 'ALLOW', resourceType, patternType)) if (survives(name)) return decide(true);
+    }
+    return decide(false);
+  }
+
+  /** The names of the type's patterns holding an entry for this principal, host and operation (or their wildcards, or All). */
+  private matchingNames(principal: string, host: string, operation: AclOperationName, permissionType: 'ALLOW' | 'DENY', resourceType: ResourceTypeName, patternType: 'literal' | 'prefixed'): Set<string> {
+    const out = new Set<string>();
+    const map = this.cache.get(resourceType)?.[patternType];
+    if (map === undefined) return out;
+    for (const [name, versioned] of map) {
+      const hit = versioned.acls.some(
+        (a) =>
+          a.permissionType === permissionType &&
+          (a.principal === principal || a.principal === WILDCARD_PRINCIPAL) &&
+          (a.operation === operation || a.operation === 'ALL') &&
+          (a.host === host || a.host === WILDCARD),
+      );
+      if (hit) out.add(name);
+    }
+    return out;
+  }
+
   /** Kafka's AuthHelper.authorizedOperations: the supported operations allowed, as a 32-bit field of their codes. */
   authorizedOperations(request: AuthorizableRequest, resourceType: ResourceTypeName, name: string, codes: Readonly<Record<AclOperationName, number>>): number {
     let field = 0;

@@ -59,6 +59,13 @@ export function filterByAuthorized(ctx: HandlerContext, context: RequestContext,
   return out;
 }
 
+/** Kafka's AuthHelper.authorizeByResourceType: `operation` allowed on at least one resource of the type. */
+export function authorizeByResourceType(ctx: HandlerContext, context: RequestContext, operation: AclOperationName, resourceType: ResourceTypeName): boolean {
+  const authorizer = ctx.authorizer;
+  if (authorizer === undefined) return true;
+  return authorizer.authorizeByResourceType(requestOf(context), operation, resourceType);
+}
+
 /** Kafka's AuthHelper.authorizedOperations: a resource's allowed operations as a bit field of AclOperation codes. */
 export function authorizedOperations(ctx: HandlerContext, context: RequestContext, resourceType: ResourceTypeName, name: string): number {
   const authorizer: AclAuthorizer | undefined = ctx.authorizer;

@@ -2,6 +2,7 @@ import { ErrorCode } from '../../common/error-codes';
 import { KafkaError } from '../../common/kafka-error';
 import { DescribeProducersPartitionResponse, DescribeProducersRequest, DescribeProducersResponse } from '../../protocol/apis/describe-producers';
 import { ApiHandler } from '../network/api-handler';
+import { filterByAuthorized } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 /**
@@ -11,11 +12,15 @@ import { HandlerContext } from './handler-context';
  * UNKNOWN_TOPIC_OR_PARTITION, an offline log KAFKA_STORAGE_ERROR.
  */
 export function createDescribeProducersHandler(ctx: HandlerContext): ApiHandler<DescribeProducersRequest, DescribeProducersResponse> {
-  return (request) => ({
+  return (request, context) => {
+    // Kafka's filterByAuthorized(READ, TOPIC): a topic not readable answers TOPIC_AUTHORIZATION_FAILED per partition.
+    const readable = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'READ', 'TOPIC', request.topics.map((t) => t.name));
+    return {
     throttleTimeMs: 0,
     topics: request.topics.map((t) => ({
       name: t.name,
       partitions: t.partitionIndexes.map((partitionIndex): DescribeProducersPartitionResponse => {
+        if (readable !== undefined && !readable.has(t.name)) return { partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED.code, errorMessage: null, activeProducers: [] };
         try {
           const log = ctx.replicaManager.leaderPartition({ topic: t.name, partition: partitionIndex }).log;
           if (log === undefined) throw new KafkaError('NOT_LEADER_OR_FOLLOWER');
@@ -35,5 +40,6 @@ export function createDescribeProducersHandler(ctx: HandlerContext): ApiHandler<
         }
       }),
     })),
-  });
+    };
+  };
 }

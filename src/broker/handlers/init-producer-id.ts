@@ -3,6 +3,7 @@ import { KafkaError } from '../../common/kafka-error';
 import { getLogger } from '../../common/logging/logging';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/apis/init-producer-id';
 import { ApiHandler } from '../network/api-handler';
+import { authorize, authorizeByResourceType, authorizeCluster } from './auth-helper';
 import { HandlerContext, InitProducerIdResult } from './handler-context';
 
 const log = getLogger('kafka.server.KafkaApis');
@@ -23,6 +24,14 @@ export function createInitProducerIdHandler(ctx: HandlerContext): ApiHandler<Ini
     const version = context.header.apiVersion;
     const producerId = request.producerId ?? NO_PRODUCER_ID;
     const producerEpoch = request.producerEpoch ?? NO_PRODUCER_EPOCH;
+    // Kafka 2.8's checks come first: Write on the transactional id, or for an idempotent producer IdempotentWrite
+    // on the cluster or (KIP-679) Write on at least one topic.
+    const transactionalId = request.transactionalId;
+    if (transactionalId !== null) {
+      if (!authorize(ctx, context, 'WRITE', 'TRANSACTIONAL_ID', transactionalId)) return failed('TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
+    } else if (!authorizeCluster(ctx, context, 'IDEMPOTENT_WRITE', { logIfDenied: false }) && !authorizeByResourceType(ctx, context, 'WRITE', 'TOPIC')) {
+      return failed('CLUSTER_AUTHORIZATION_FAILED');
+    }
     if ((producerId === NO_PRODUCER_ID) !== (producerEpoch === NO_PRODUCER_EPOCH)) return failed('INVALID_REQUEST');
     const expected = producerId === NO_PRODUCER_ID ? undefined : { producerId, producerEpoch };
     let result: InitProducerIdResult;

@@ -8,7 +8,7 @@ import type { LogAppendInfo } from '../../log';
 import { CompressionType, CURRENT_MAGIC, LOG_OVERHEAD, MAGIC_OFFSET, MESSAGE_OVERHEAD_V0, RECORD_BATCH_OVERHEAD, RecordBatch } from '../../records';
 import { ProducePartitionResponse, ProduceRequest, ProduceResponse } from '../../protocol/apis/produce';
 import { ApiHandler, CLOSE_CONNECTION, NO_RESPONSE } from '../network/api-handler';
-import { filterByAuthorized } from './auth-helper';
+import { authorize, filterByAuthorized } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 const log = getLogger('kafka.server.ReplicaManager');
@@ -37,6 +37,11 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     // writes (each a round trip to libuv's pool) and, worse, let a later request on the connection append to a
     // partition before this one did, reordering a producer's pipelined batches.
     const appends: { tp: TopicPartition; response: ProducePartitionResponse; bytes: number; append: Promise<LogAppendInfo> }[] = [];
+    // Kafka 2.8: transactional batches need Write on the request's transactional id, or the whole request fails
+    // with TRANSACTIONAL_ID_AUTHORIZATION_FAILED. Idempotent batches need nothing beyond topic Write (KIP-679).
+    if (ctx.authorizer !== undefined && hasTransactionalRecords(request) && (request.transactionalId === null || !authorize(ctx, context, 'WRITE', 'TRANSACTIONAL_ID', request.transactionalId))) {
+      return acks === 0 ? CLOSE_CONNECTION : everyPartitionFailed(request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code);
+    }
     // Kafka's filterByAuthorized(WRITE, TOPIC): one cached lookup per topic, none without an authorizer.
     const authorized = ctx.authorizer === undefined ? undefined : filterByAuthorized(ctx, context, 'WRITE', 'TOPIC', request.topicData.map((t) => t.name));
     for (const topic of request.topicData) {
@@ -108,6 +113,30 @@ export function createProduceHandler(ctx: HandlerContext): ApiHandler<ProduceReq
     if (acks === 0) return responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== ErrorCode.NONE.code)) ? CLOSE_CONNECTION : NO_RESPONSE;
     if (acks === -1) await awaitReplication(ctx, pending, request.timeoutMs);
     return { responses, throttleTimeMs };
+  };
+}
+
+/**
+ * Kafka's ProduceRequest.hasTransactionalRecords: a partition's first batch (magic 2) with the transactional bit.
+ * One header read per partition, and only when an authorizer is configured.
+ */
+function hasTransactionalRecords(request: ProduceRequest): boolean {
+  return request.topicData.some((t) =>
+    t.partitionData.some((pd) => {
+      const records = pd.records;
+      return records !== null && records !== undefined && records.length >= RECORD_BATCH_OVERHEAD && records.readInt8(MAGIC_OFFSET) === CURRENT_MAGIC && new RecordBatch(records).isTransactional;
+    }),
+  );
+}
+
+/** Kafka's ProduceRequest.getErrorResponse: the same error for every partition of the request. */
+function everyPartitionFailed(request: ProduceRequest, errorCode: number): ProduceResponse {
+  return {
+    throttleTimeMs: 0,
+    responses: request.topicData.map((t) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((pd) => ({ index: pd.index, errorCode, baseOffset: -1, logAppendTimeMs: -1, logStartOffset: -1 })),
+    })),
   };
 }
 

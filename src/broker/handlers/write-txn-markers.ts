@@ -4,6 +4,7 @@ import { RecordBatchBuilder } from '../../records';
 import { WritableTxnMarker, WritableTxnMarkerResult, WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../../protocol/apis/write-txn-markers';
 import { coordinatorAppend } from '../coordinator-append';
 import { ApiHandler } from '../network/api-handler';
+import { authorizeCluster } from './auth-helper';
 import { HandlerContext } from './handler-context';
 
 /** ControlRecordType's codes: the key's type field of an end-transaction marker. */
@@ -32,7 +33,15 @@ export function endTransactionMarkerBatch(producerId: number, producerEpoch: num
  * ZooKeeper, or drop). The log's producer state sees the control batch on the append itself.
  */
 export function createWriteTxnMarkersHandler(ctx: HandlerContext): ApiHandler<WriteTxnMarkersRequest, WriteTxnMarkersResponse> {
-  return async (request) => {
+  return async (request, context) => {
+    // Kafka's authorizeClusterOperation(CLUSTER_ACTION): only brokers write markers; anyone else gets
+    // CLUSTER_AUTHORIZATION_FAILED on every partition (WriteTxnMarkersRequest.getErrorResponse).
+    if (!authorizeCluster(ctx, context, 'CLUSTER_ACTION')) {
+      const errorCode = ErrorCode.CLUSTER_AUTHORIZATION_FAILED.code;
+      return {
+        markers: request.markers.map((m) => ({ producerId: m.producerId, topics: m.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode })) })) })),
+      };
+    }
     const markers = await Promise.all(request.markers.map((m) => writeMarker(ctx, m)));
     return { markers };
   };

@@ -128,6 +128,24 @@ describe('AclAuthorizer matching', () => {
     expect(auth.authorizedOperations(alice, 'GROUP', 'g', AclOperation)).toBe((1 << 3) | (1 << 8));
   });
 
+  it('authorizes by resource type as KIP-679 does: some allowed pattern that no deny covers', async () => {
+    const byType = (auth: AclAuthorizer, who: AuthorizableRequest): boolean => auth.authorizeByResourceType(who, 'WRITE', 'TOPIC');
+    expect(byType((await authorizer([])).auth, alice)).toBe(false);
+    expect(byType((await authorizer([], { allowEveryoneIfNoAclFound: true })).auth, alice)).toBe(true);
+    expect(byType((await authorizer([acl('TOPIC', 'orders', 'User:alice', 'WRITE')])).auth, alice)).toBe(true);
+    expect(byType((await authorizer([acl('TOPIC', 'orders', 'User:alice', 'READ')])).auth, alice)).toBe(false);
+    expect(byType((await authorizer([acl('TOPIC', 'orders', 'User:*', 'ALL')])).auth, bob)).toBe(true);
+    // A literal deny of the same name, or a deny prefix covering it, takes the allow away.
+    expect(byType((await authorizer([acl('TOPIC', 'orders', 'User:alice', 'WRITE'), acl('TOPIC', 'orders', 'User:alice', 'WRITE', 'DENY')])).auth, alice)).toBe(false);
+    expect(byType((await authorizer([acl('TOPIC', 'orders', 'User:alice', 'WRITE'), acl('TOPIC', 'ord', 'User:alice', 'WRITE', 'DENY', 'PREFIXED')])).auth, alice)).toBe(false);
+    expect(byType((await authorizer([acl('TOPIC', 'orders', 'User:alice', 'WRITE'), acl('TOPIC', 'pay', 'User:alice', 'WRITE', 'DENY', 'PREFIXED')])).auth, alice)).toBe(true);
+    expect(byType((await authorizer([acl('TOPIC', 'app-', 'User:alice', 'WRITE', 'ALLOW', 'PREFIXED')])).auth, alice)).toBe(true);
+    // A wildcard deny refuses even with allow.everyone.if.no.acl.found; super users pass regardless.
+    const denied = await authorizer([acl('TOPIC', '*', 'User:alice', 'WRITE', 'DENY')], { allowEveryoneIfNoAclFound: true, superUsers: 'User:bob' });
+    expect(byType(denied.auth, alice)).toBe(false);
+    expect(byType(denied.auth, bob)).toBe(true);
+  });
+
   it('normalises the client address as InetAddress.getHostAddress prints it', () => {
     expect(hostOf('/127.0.0.1')).toBe('127.0.0.1');
     expect(hostOf('/::ffff:10.1.2.3')).toBe('10.1.2.3');
