@@ -12,7 +12,9 @@ const program = createCli('kafka-producer-perf-test', 'A tool to verify the prod
   .requiredOption('--throughput <records/sec>', 'throttle to about this many messages/sec; -1 for no throttling')
   .option('--producer-props <prop=val...>', 'producer properties: bootstrap.servers=... acks=... batch.size=... linger.ms=... compression.type=...')
   .option('--producer.config <file>', 'producer config properties file')
-  .option('--print-metrics', 'print out metrics at the end of the test');
+  .option('--print-metrics', 'print out metrics at the end of the test')
+  .option('--transactional-id <id>', 'The transactionalId to use if transaction-duration-ms is > 0. Useful when testing the performance of concurrent transactions.', 'performance-producer-default-transactional-id')
+  .option('--transaction-duration-ms <ms>', 'The max age of each transaction. The commitTransaction will be called after this time has elapsed. Transactions are only enabled if this value is positive.', '0');
 
 void runCli(program, async (p) => {
   const o = p.opts<Omit<ProducerPerformanceOptions, 'producerProps'> & { producerProps?: string[]; 'producer.config'?: string }>();

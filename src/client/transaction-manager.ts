@@ -45,8 +45,11 @@ const FATAL: ReadonlySet<ErrorName> = new Set([
 ]);
 
 class Retry extends Error {
-  constructor(readonly refindCoordinator: boolean) {
-    super('retry');
+  constructor(
+    readonly refindCoordinator: boolean,
+    readonly errorName: ErrorName,
+  ) {
+    super(errorName);
   }
 }
 
@@ -242,8 +245,8 @@ export class TransactionManager {
   private check(errorCode: number): void {
     if (errorCode === ErrorCode.NONE.code) return;
     const name = errorNameOf(errorCode) ?? 'UNKNOWN_SERVER_ERROR';
-    if (COORDINATOR_MOVED.has(name)) throw new Retry(true);
-    if (RETRY_SAME.has(name)) throw new Retry(false);
+    if (COORDINATOR_MOVED.has(name)) throw new Retry(true, name);
+    if (RETRY_SAME.has(name)) throw new Retry(false, name);
     throw KafkaError.fromCode(errorCode);
   }
 
@@ -261,7 +264,7 @@ export class TransactionManager {
         return await call(node);
       } catch (err) {
         const retriable = err instanceof Retry || (err instanceof KafkaError && err.retriable);
-        if (!retriable || this.clock.nowMs() >= deadline) throw err instanceof Retry ? new KafkaError('REQUEST_TIMED_OUT', `Timeout expired after ${this.timeoutMs} ms awaiting the transaction coordinator`) : err;
+        if (!retriable || this.clock.nowMs() >= deadline) throw err instanceof Retry ? new KafkaError('REQUEST_TIMED_OUT', `Timeout expired after ${this.timeoutMs} ms awaiting the transaction coordinator (last answer ${err.errorName})`) : err;
         if (!(err instanceof Retry) || err.refindCoordinator) {
           node = undefined;
           if (isTxn) this.coordinator = undefined;

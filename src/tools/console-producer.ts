@@ -52,6 +52,7 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
   const acksText = o.requestRequiredAcks ?? producerProps.get('acks') ?? '1';
   const acks = acksText === 'all' ? -1 : intOption(acksText, '--request-required-acks', 1);
   if (![0, 1, -1].includes(acks)) throw new CliError(`Invalid --request-required-acks ${acksText}: expected 0, 1, -1 or all`);
+  const transactionalId = producerProps.get('transactional.id');
   const producer = newProducer({
     bootstrapServers: parseBrokerList(servers, o.bootstrapServer !== undefined ? '--bootstrap-server' : '--broker-list'),
     clientId: producerProps.get('client.id') ?? 'console-producer',
@@ -66,8 +67,15 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
     maxRequestSize: intOption(producerProps.get('max.request.size'), 'max.request.size', 1048576),
     security: toolClientSecurity(producerProps, '--producer.config / --producer-property'),
     // As Kafka's console producer, --request-required-acks (default 1) is always set: idempotence needs acks=all too.
-    enableIdempotence: producerProps.get('enable.idempotence') === 'true',
+    ...(producerProps.get('enable.idempotence') === undefined ? {} : { enableIdempotence: producerProps.get('enable.idempotence') === 'true' }),
+    ...(transactionalId === undefined ? {} : { transactionalId }),
   });
+  // Kafka's console producer never begins a transaction; with transactional.id its sends would all be refused.
+  // Here the whole input is one transaction, committed at the end of input (aborted if a record failed).
+  if (transactionalId !== undefined) {
+    await producer.initTransactions();
+    producer.beginTransaction();
+  }
   let failed = 0;
   const pending: Promise<void>[] = [];
   const lines = readline.createInterface({ input, crlfDelay: Infinity });
@@ -106,6 +114,15 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
   }
   await producer.flush().catch(() => undefined);
   await Promise.all(pending);
+  if (transactionalId !== undefined) {
+    try {
+      if (failed === 0) await producer.commitTransaction();
+      else await producer.abortTransaction();
+    } catch (e) {
+      err(`Error when completing the transaction of transactional.id ${transactionalId}: ${(e as Error).message}`);
+      failed++;
+    }
+  }
   await producer.close().catch(() => undefined);
   return failed === 0 ? 0 : 1;
 }

@@ -18,6 +18,10 @@ export interface ProducerPerformanceOptions {
   producerConfig?: string;
   /** --print-metrics: the producer's metrics after the run, as Kafka's ToolsUtils.printMetrics. */
   printMetrics?: boolean;
+  /** --transactional-id (Kafka's default performance-producer-default-transactional-id). */
+  transactionalId?: string;
+  /** --transaction-duration-ms: commit every this many ms; transactions only when positive (default 0). */
+  transactionDurationMs?: string;
 }
 
 const CODECS: Record<string, CompressionType> = { none: CompressionType.NONE, gzip: CompressionType.GZIP, snappy: CompressionType.SNAPPY, lz4: CompressionType.LZ4, zstd: CompressionType.ZSTD };
@@ -124,13 +128,18 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
   if (servers === undefined) throw new CliError('--producer-props must include bootstrap.servers');
   // Unset, acks is the producer's default: 1, or all with enable.idempotence (Kafka 2.8's ProducerConfig).
   const acks = props.get('acks') === undefined ? undefined : props.get('acks') === 'all' ? -1 : intOption(props.get('acks'), 'acks', 1);
+  const transactionDurationMs = intOption(o.transactionDurationMs, '--transaction-duration-ms', 0);
+  // Kafka 2.8: transactions only with a positive duration; the id comes from --transactional-id then.
+  const transactionsEnabled = transactionDurationMs > 0;
+  const transactionalId = transactionsEnabled ? (o.transactionalId ?? 'performance-producer-default-transactional-id') : props.get('transactional.id');
   const codec = CODECS[props.get('compression.type') ?? 'none'];
   if (codec === undefined) throw new CliError(`Invalid compression.type ${props.get('compression.type')}`);
   const producer = newProducer({
     bootstrapServers: parseBrokerList(servers, 'bootstrap.servers'),
     clientId: props.get('client.id') ?? 'producer-performance',
     ...(acks === undefined ? {} : { acks }),
-    enableIdempotence: props.get('enable.idempotence') === 'true',
+    ...(props.get('enable.idempotence') === undefined ? {} : { enableIdempotence: props.get('enable.idempotence') === 'true' }),
+    ...(transactionalId === undefined ? {} : { transactionalId }),
     compression: codec,
     batchSize: intOption(props.get('batch.size'), 'batch.size', 16384),
     lingerMs: intOption(props.get('linger.ms'), 'linger.ms', 0),
@@ -146,6 +155,7 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
   let wake: (() => void) | undefined;
   let failed: Error | undefined;
   await producer.partitionsFor(o.topic);
+  if (transactionsEnabled) await producer.initTransactions();
   let acked = 0;
   const onAck = (err: Error | null, _topic: string, _partition: number, _offset: number, sentAt: number): void => {
     pending--;
@@ -158,10 +168,21 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
     }
   };
   const recordBytes = bodies[0]?.length ?? 0;
+  let currentTransactionSize = 0;
+  let transactionStartTime = 0;
   for (let i = 0; i < numRecords && failed === undefined; i++) {
+    if (transactionsEnabled && currentTransactionSize === 0) {
+      producer.beginTransaction();
+      transactionStartTime = SYSTEM_CLOCK.nowMs();
+    }
     const value = bodies.length === 1 ? (bodies[0] as Buffer) : (bodies[Math.floor(Math.random() * bodies.length)] as Buffer);
     pending++;
     producer.sendWithCallback(o.topic, null, value, onAck, SYSTEM_CLOCK.nowMs());
+    currentTransactionSize++;
+    if (transactionsEnabled && transactionDurationMs <= SYSTEM_CLOCK.nowMs() - transactionStartTime) {
+      await producer.commitTransaction();
+      currentTransactionSize = 0;
+    }
     // Bounded memory, as buffer.memory bounds Kafka's producer: wait for acknowledgements to drain half the window.
     if (pending >= maxPending) await new Promise<void>((resolve) => (wake = resolve));
     if (throughput > 0 && i % 64 === 63) await throttler.throttle(i + 1);
@@ -169,6 +190,7 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
     // so give it a turn now and then or responses wait until the pending window is full.
     else if (i % 1024 === 1023) await new Promise<void>((resolve) => setImmediate(resolve));
   }
+  if (transactionsEnabled && currentTransactionSize !== 0 && failed === undefined) await producer.commitTransaction();
   await producer.flush();
   await producer.close();
   if (failed !== undefined) throw new CliError(`Error while sending: ${(failed as Error).message}`);
