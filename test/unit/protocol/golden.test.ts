@@ -112,6 +112,10 @@ const NO_CLIENT_SENDS: ReadonlyMap<number, string> = new Map([
   [39, 'RenewDelegationToken: no capture client implements it'],
   [40, 'ExpireDelegationToken: no capture client implements it'],
   [41, 'DescribeDelegationToken: no capture client implements it'],
+  // SCRAM credentials over the wire (KIP-554): confluent-kafka 2.2+ only; kafkajs, kafka-python and confluent-kafka
+  // 1.7.0 have none. Our kafka-configs --bootstrap-server sends them.
+  [50, 'DescribeUserScramCredentials: no capture client implements it'],
+  [51, 'AlterUserScramCredentials: no capture client implements it'],
   // WriteTxnMarkers: only a transaction coordinator sends it, to partition leaders.
   [27, 'WriteTxnMarkers: transaction coordinator -> broker'],
   // The producer's transaction APIs: kafkajs 2.2.4 (v0-1) and librdkafka send them, but no fixture has been
