@@ -8,14 +8,15 @@ import { NetworkClient } from './network-client';
  * ListOffsets of one partition at its leader (-2 earliest, -1 latest, else a timestamp), as a consumer asks:
  * retriable errors and a missing leader wait for fresh metadata (about five seconds at most), others throw.
  */
-export async function listOffset(client: NetworkClient, tp: TopicPartition, timestamp: number): Promise<ListOffsetsPartitionResponse> {
+export async function listOffset(client: NetworkClient, tp: TopicPartition, timestamp: number, isolationLevel: 0 | 1 = 0): Promise<ListOffsetsPartitionResponse> {
   for (let attempt = 0; ; attempt++) {
     await client.ensureMetadata([tp.topic]);
     const leader = client.metadata.leaderFor(tp.topic, tp.partition);
     if (leader !== undefined && leader >= 0) {
       const r = await client.request(leader, ListOffsetsApi, {
         replicaId: -1,
-        isolationLevel: 0,
+        // 1, read_committed: the latest offset is the LSO.
+        isolationLevel,
         topics: [{ name: tp.topic, partitions: [{ partitionIndex: tp.partition, timestamp, maxNumOffsets: 1 }] }],
       });
       const p = r.topics[0]?.partitions[0];

@@ -5,6 +5,7 @@ import { ClientMetrics } from './client-metrics';
 import { listOffset } from './list-offset';
 import { batchesIn, Record, RecordBatch, TimestampType } from '../records';
 import { NetworkClient } from './network-client';
+import { AbortedTransactionsFilter } from './aborted-transactions-filter';
 
 export interface ConsumedRecord extends Record {
   topic: string;
@@ -20,6 +21,8 @@ export interface PartitionConsumerOptions {
   partitionMaxBytes?: number;
   /** fetch.max.bytes (default 52428800). */
   maxBytes?: number;
+  /** isolation.level (default read_uncommitted): read_committed reads up to the LSO and skips aborted transactions. */
+  isolationLevel?: 'read_uncommitted' | 'read_committed';
 }
 
 /** A fetched batch and the position it was read from: records below `fromOffset` were consumed before. */
@@ -46,7 +49,12 @@ export class PartitionConsumer {
   private readonly sensors: { [K in 'throttle' | 'latency' | 'fetch' | 'bytes' | 'records']: (value: number) => void };
 
   constructor(private readonly client: NetworkClient, options: Omit<PartitionConsumerOptions, 'client'> = {}) {
-    this.o = { maxWaitMs: options.maxWaitMs ?? 500, partitionMaxBytes: options.partitionMaxBytes ?? 1048576, maxBytes: options.maxBytes ?? 52428800 };
+    this.o = {
+      maxWaitMs: options.maxWaitMs ?? 500,
+      partitionMaxBytes: options.partitionMaxBytes ?? 1048576,
+      maxBytes: options.maxBytes ?? 52428800,
+      isolationLevel: options.isolationLevel ?? 'read_uncommitted',
+    };
     this.metrics = new ClientMetrics(client.clientId, client.clock);
     const group = 'consumer-fetch-manager-metrics';
     this.sensors = {
@@ -69,9 +77,9 @@ export class PartitionConsumer {
     return this.positions.get(tpString(tp))?.offset;
   }
 
-  /** -2 earliest, -1 latest (the high watermark), from the partition's leader. */
+  /** -2 earliest, -1 latest (the high watermark; the LSO for read_committed), from the partition's leader. */
   async listOffset(tp: TopicPartition, timestamp: number): Promise<number> {
-    const p = await listOffset(this.client, tp, timestamp);
+    const p = await listOffset(this.client, tp, timestamp, this.readCommitted ? 1 : 0);
     return p.offset >= 0 ? p.offset : (p.oldStyleOffsets[0] ?? 0);
   }
 
@@ -112,6 +120,10 @@ export class PartitionConsumer {
     return results.flatMap((r) => r.batches);
   }
 
+  private get readCommitted(): boolean {
+    return this.o.isolationLevel === 'read_committed';
+  }
+
   private async fetchFrom(leader: number, positions: { tp: TopicPartition; offset: number }[]): Promise<{ batches: ConsumedBatch[]; refresh: boolean }> {
     const topics = new Map<string, { partition: number; currentLeaderEpoch: number; fetchOffset: number; logStartOffset: number; partitionMaxBytes: number }[]>();
     for (const p of positions) {
@@ -130,7 +142,7 @@ export class PartitionConsumer {
           maxWaitMs: this.o.maxWaitMs,
           minBytes: 1,
           maxBytes: this.o.maxBytes,
-          isolationLevel: 0,
+          isolationLevel: this.readCommitted ? 1 : 0,
           sessionId: 0,
           sessionEpoch: -1,
           topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
@@ -160,9 +172,10 @@ export class PartitionConsumer {
           continue;
         }
         const data = Array.isArray(p.recordSet) ? Buffer.concat(p.recordSet) : (p.recordSet as Buffer);
+        const filter = this.readCommitted ? new AbortedTransactionsFilter(p.abortedTransactions) : undefined;
         for (const batch of batchesIn(data)) {
           if (batch.nextOffset <= pos.offset) continue;
-          if (!batch.isControlBatch) {
+          if (filter === undefined ? !batch.isControlBatch : filter.accepts(batch)) {
             batches.push({ topic: t.topic, partition: p.partition, fromOffset: pos.offset, batch });
             this.sensors.bytes(batch.sizeInBytes);
             this.sensors.records(batch.recordsCount);

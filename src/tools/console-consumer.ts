@@ -46,11 +46,16 @@ export async function runConsoleConsumer(
     else if (/^\d+$/.test(o.offset)) start = Number(o.offset);
     else throw new CliError(`The offset ${o.offset} is not valid: expected earliest, latest or a non-negative number`);
   }
-  const security = toolClientSecurity(parseKeyValueArgs(o.consumerProperty, '--consumer-property'), '--consumer-property');
+  const props = parseKeyValueArgs(o.consumerProperty, '--consumer-property');
+  const security = toolClientSecurity(props, '--consumer-property');
+  const isolationLevel = props.get('isolation.level') ?? 'read_uncommitted';
+  if (isolationLevel !== 'read_uncommitted' && isolationLevel !== 'read_committed') {
+    throw new CliError(`Invalid value ${isolationLevel} for configuration isolation.level: String must be one of: read_committed, read_uncommitted`);
+  }
   const client = new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: 'console-consumer', security });
   let processed = 0;
   try {
-    const consumer = new PartitionConsumer(client);
+    const consumer = new PartitionConsumer(client, { isolationLevel });
     await consumer.assign(await partitionsToRead(client, o), start);
     let pending: ConsumedRecord[] = [];
     const source: RecordSource = {

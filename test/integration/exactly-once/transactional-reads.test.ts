@@ -10,8 +10,9 @@ import { waitUntil } from '../../helpers/wait-until';
 
 /*
  * Transactional reads on one broker (a 3-node ZooKeeper ensemble): an aborted transaction of kafkajs 2.2.4's
- * transactional producer is invisible to a read_committed consumer (kafkajs and librdkafka through kcat) and
- * visible to a read_uncommitted one, its .txnindex is what kafka-dump-log prints, and an open transaction holds
+ * transactional producer is invisible to a read_committed consumer (kafkajs, librdkafka through kcat, and
+ * kafka-console-consumer with isolation.level=read_committed) and visible to a read_uncommitted one, its .txnindex
+ * is what kafka-dump-log prints, and an open transaction holds
  * the last stable offset (ListOffsets read_committed, Fetch read_committed) below the high watermark until it
  * commits.
  */
@@ -109,6 +110,11 @@ describe('transactional reads: LSO, .txnindex, read_committed', () => {
       });
     expect((await kcat('read_committed')).trim().split('\n')).toEqual(['c1', 'c2', 'c3']);
     expect((await kcat('read_uncommitted')).trim().split('\n')).toEqual(['c1', 'c2', 'a1', 'a2', 'c3']);
+
+    // The project's own consumer: kafka-console-consumer with isolation.level=read_committed.
+    const own = await runTool('kafka-console-consumer', ['--bootstrap-server', cluster.bootstrap, '--topic', topic, '--partition', '0', '--offset', 'earliest', '--max-messages', '3', '--consumer-property', 'isolation.level=read_committed']);
+    expect(own.code).toBe(0);
+    expect(own.output.split('\n').filter((l) => /^[ac]\d$/.test(l))).toEqual(['c1', 'c2', 'c3']);
 
     // Offsets: c1 0, c2 1, commit 2, a1 3, a2 4, abort 5 (LSO then 6), c3 6, commit 7.
     const index = path.join(cluster.broker(0).logDirs[0]!, `${topic}-0`, '00000000000000000000.txnindex');
