@@ -9,6 +9,12 @@ import { createSaslServerFactory } from '../../../src/security/sasl-server-facto
 import { ScramCredentialCache } from '../../../src/security/scram-credential-cache';
 import { DelayedCloseQueue } from '../../../src/broker/network/delayed-close-queue';
 import { MockClock } from '../../helpers/mock-clock';
+import { resolveBrokerSasl } from '../../../src/broker/broker-sasl';
+import { KafkaConfig } from '../../../src/common/config/kafka-config';
+import { ConfigException } from '../../../src/common/config/config-def';
+import { clientSaslFrom } from '../../../src/tools/client-sasl-config';
+import { CliError } from '../../../src/tools/cli';
+import { authenticateSasl } from '../../../src/client/sasl-client-authenticator';
 
 const NOW = 1_700_000_000_000;
 const jwt = (claims: Record<string, unknown>, header: Record<string, unknown> = { alg: 'none' }): string => `${base64UrlJson(header)}.${base64UrlJson(claims)}.`;
@@ -213,5 +219,58 @@ describe('DelayedCloseQueue (connection.failed.authentication.delay.ms)', () => 
     q.flush();
     expect(done[3000]).toBe(-1);
     expect(q.size).toBe(0);
+  });
+});
+
+describe('OAUTHBEARER configuration and the client side', () => {
+  const MODULE = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule';
+  const brokerProps = (jaas: string): Map<string, string> =>
+    new Map([
+      ['broker.id', '0'],
+      ['zookeeper.connect', 'zk:2181'],
+      ['log.dirs', '/tmp/x'],
+      ['listeners', 'SASL_PLAINTEXT://127.0.0.1:9093'],
+      ['security.inter.broker.protocol', 'SASL_PLAINTEXT'],
+      ['sasl.enabled.mechanisms', 'OAUTHBEARER'],
+      ['sasl.mechanism.inter.broker.protocol', 'OAUTHBEARER'],
+      ['listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config', jaas],
+    ]);
+
+  it('the broker logs in over its inter-broker listener with its unsecured token; no principal stops the start-up', () => {
+    const sasl = resolveBrokerSasl(KafkaConfig.fromProperties(brokerProps(`${MODULE} required unsecuredLoginStringClaim_sub="broker";`)), {});
+    expect(sasl.interBroker).toMatchObject({ mechanism: 'OAUTHBEARER', username: 'broker' });
+    expect(sasl.interBroker?.oauthBearer?.token().principalName).toBe('broker');
+    expect(() => resolveBrokerSasl(KafkaConfig.fromProperties(brokerProps(`${MODULE} required;`)), {})).toThrow(/cannot log the broker in: .*unsecuredLoginStringClaim_sub/);
+    expect(() => resolveBrokerSasl(KafkaConfig.fromProperties(brokerProps(`${MODULE} required unsecuredLoginStringClaim_sub="b" unsecuredValidatorAllowableClockSkewMs="-5";`)), {})).toThrow(ConfigException);
+  });
+
+  it('a tool reads sasl.mechanism=OAUTHBEARER and the OAuthBearerLoginModule options', () => {
+    const props = new Map([['security.protocol', 'SASL_PLAINTEXT'], ['sasl.mechanism', 'OAUTHBEARER'], ['sasl.jaas.config', `${MODULE} required unsecuredLoginStringClaim_sub="alice";`]]);
+    expect(clientSaslFrom(props, 'client.properties')).toMatchObject({ mechanism: 'OAUTHBEARER', username: 'alice' });
+    props.set('sasl.jaas.config', `${MODULE} required;`);
+    expect(() => clientSaslFrom(props, 'client.properties')).toThrow(CliError);
+  });
+
+  it('the client answers the error JSON with Control-A and fails with SASL_AUTHENTICATION_FAILED', async () => {
+    const server = new OAuthBearerSaslServer(defaults, () => NOW);
+    const sent: Buffer[] = [];
+    const transport = {
+      send: async (api: { key: number }, body: unknown): Promise<never> => {
+        if (api.key === 17) return { errorCode: 0, mechanisms: ['OAUTHBEARER'] } as never;
+        const token = (body as { authBytes: Buffer }).authBytes;
+        sent.push(token);
+        try {
+          return { errorCode: 0, errorMessage: null, authBytes: server.evaluate(token), sessionLifetimeMs: 0 } as never;
+        } catch (e) {
+          return { errorCode: 58, errorMessage: (e as Error).message, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 } as never;
+        }
+      },
+    };
+    const expired = { token: () => new OAuthBearerUnsecuredJws(jwt({ sub: 'alice', exp: NOW / 1000 - 1 })), extensions: new Map<string, string>() };
+    await expect(authenticateSasl(transport as never, { mechanism: 'OAUTHBEARER', username: 'alice', password: '', oauthBearer: expired })).rejects.toMatchObject({
+      errorName: 'SASL_AUTHENTICATION_FAILED',
+      message: '{"status":"invalid_token"}',
+    });
+    expect(sent.map((b) => b.toString())).toEqual([expect.stringMatching(/^n,,\u0001auth=Bearer [^\u0001]+\u0001\u0001$/), '\u0001']);
   });
 });
