@@ -63,8 +63,8 @@ export const leaderCutFromFollowers: Scenario = {
     await hold(8000);
     const acked = acksBetween(ctx, partition, shrunk + 500, Date.now());
     if (acked > 0) ctx.problems.push(`${acked} acks=all writes acknowledged on ${partition} while its ISR was [${leader}] with min.insync.replicas=2`);
-    const refused = ctx.workload.errorsFor(partition).filter((e) => e.at > cutAt).length;
-    ctx.log(`writes refused or timed out on ${partition} during the cut: ${refused}`);
+    const refused = ctx.workload.errorsFor(partition).filter((e) => e.at > cutAt);
+    ctx.log(`writes refused or timed out on ${partition} during the cut: ${refused.length} (${[...new Set(refused.map((e) => e.message))].join('; ')})`);
   },
 };
 
