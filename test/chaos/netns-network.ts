@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
 
 /** Every namespace this harness creates starts with this, so a crashed run's leftovers can be found and removed. */
-export const NAMESPACE_PREFIX = 'kts-h6-';
+export const NAMESPACE_PREFIX = 'kts-ch-';
 /** The private /24 the hosts live in: host n is 10.218.6.n. */
 const SUBNET = '10.218.6';
 /** The root namespace (where the test runner and its clients run) joins the mesh as this host. */
 export const CLIENT_ADDRESS = `${SUBNET}.254`;
 
 export interface HostSpec {
-  /** Short name, e.g. zk1 or b2; the namespace is kts-h6-<name>. */
+  /** Short name, e.g. zk1 or b2; the namespace is kts-ch-<name>. */
   name: string;
   /** Last byte of the host's address (1..253). */
   octet: number;
@@ -55,11 +55,11 @@ export function removeStaleNamespaces(): string[] {
   return names;
 }
 
-/** The root namespace's ends of the mesh links (kh6-<host>). */
+/** The root namespace's ends of the mesh links (kch-<host>). */
 function rootEnds(): string[] {
   return ip(['-o', 'link', 'show'], { allowFailure: true })
     .split('\n')
-    .map((l) => /^\d+:\s+(kh6-[a-z0-9]+)[@:]/.exec(l)?.[1])
+    .map((l) => /^\d+:\s+(kch-[a-z0-9]+)[@:]/.exec(l)?.[1])
     .filter((n): n is string => n !== undefined);
 }
 
@@ -76,7 +76,7 @@ function removeClientUnreachableRoutes(): void {
  * its loopback device, and a full mesh of veth pairs with a /32 route per peer, so one pair of hosts can be cut
  * (both ends of their link taken down) and healed without touching any other pair. The root namespace, where
  * the test runner and the workload's clients run, is one more host of the mesh ("client", 10.218.6.254): its
- * ends of the links carry that address and are named kh6-<host> (veth names are global in a namespace and at
+ * ends of the links carry that address and are named kch-<host> (veth names are global in a namespace and at
  * most 15 characters). Inside host namespaces the link to peer P is simply named P.
  *
  * A cut link has no route on either side: new connections fail at once (ENETUNREACH) and established ones
@@ -199,7 +199,7 @@ export class NetnsNetwork {
   }
 
   private deviceName(from: string, to: string): string {
-    return from === CLIENT ? `kh6-${to}` : to;
+    return from === CLIENT ? `kch-${to}` : to;
   }
 
   private ipIn(name: string, args: string[]): void {
