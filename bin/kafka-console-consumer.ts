@@ -17,7 +17,8 @@ const program = createCli('kafka-console-consumer', 'Consume messages from Kafka
   .option('--timeout-ms <ms>', 'exit when no message arrives for this long')
   .option('--group <group>', 'the consumer group id (default with --zookeeper: a generated console-consumer-<n>, removed at exit)')
   .option('--property <prop=value>', 'formatter properties: print.key, print.timestamp, print.partition, print.offset, key.separator, ... (repeatable)', collect, [] as string[])
-  .option('--consumer-property <prop=value>', 'consumer properties (repeatable)', collect, [] as string[]);
+  .option('--consumer-property <prop=value>', 'consumer properties (repeatable)', collect, [] as string[])
+  .option('--consumer.config <file>', 'consumer config properties file (--consumer-property takes precedence)');
 
 void runCli(program, async (p) => {
   const stop = { stopped: false };
@@ -29,7 +30,8 @@ void runCli(program, async (p) => {
       else process.stdout.once('drain', () => resolve());
     });
   try {
-    return await runConsoleConsumer(p.opts<ConsoleConsumerOptions>(), write, (line) => process.stderr.write(`${line}\n`), stop);
+    const opts = p.opts<ConsoleConsumerOptions & { 'consumer.config'?: string }>();
+    return await runConsoleConsumer({ ...opts, consumerConfig: opts['consumer.config'] }, write, (line) => process.stderr.write(`${line}\n`), stop);
   } finally {
     // process.exit drops output still queued for a pipe: let the records reach the reader first.
     await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));

@@ -1,5 +1,6 @@
 import { ErrorCode, isRetriable } from '../common/error-codes';
 import { ClientSecurity } from '../security/client-security';
+import { ClientSasl } from './sasl-client-authenticator';
 import { tpString, tpKey } from '../common/topic-partition';
 import { Clock, TimerHandle } from '../common/time';
 import { SerialQueue } from '../common/serial-queue';
@@ -19,6 +20,8 @@ export interface ProducerOptions {
   clientId?: string;
   /** security.protocol and its TLS material (default PLAINTEXT). */
   security?: ClientSecurity;
+  /** SASL mechanism and credentials, for SASL_PLAINTEXT / SASL_SSL. */
+  sasl?: ClientSasl;
   /** acks: 0, 1 or -1 (all). */
   acks?: number;
   compression?: CompressionType;
@@ -112,7 +115,7 @@ export class Producer {
   private readonly inFlightRequests = new Map<number, number>();
   /** Partitions with a batch waiting out retry.backoff.ms: nothing more of theirs is sent meanwhile. */
   private readonly retrying = new Map<string, number>();
-  private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId' | 'clock' | 'security' | 'transactionalId' | 'transactionTimeoutMs' | 'maxBlockMs'>>;
+  private readonly o: Required<Omit<ProducerOptions, 'bootstrapServers' | 'clientId' | 'clock' | 'security' | 'sasl' | 'transactionalId' | 'transactionTimeoutMs' | 'maxBlockMs'>>;
   /** With transactional.id: the transaction's state and coordinator (undefined for other producers). */
   private readonly txn: TransactionManager | undefined;
   /** Partitions whose AddPartitionsToTxn is on its way: their batches wait for it. */
@@ -152,6 +155,7 @@ export class Producer {
       allowAutoTopicCreation: true,
       maxInFlightRequestsPerConnection: Math.max(1, options.maxInFlightRequestsPerConnection ?? 5),
       ...(options.security === undefined ? {} : { security: options.security }),
+      ...(options.sasl === undefined ? {} : { sasl: options.sasl }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     this.clock = this.client.clock;

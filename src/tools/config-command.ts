@@ -1,4 +1,4 @@
-import { SCRAM_MECHANISMS as SCRAM_DEFS, ScramMechanism, generateScramCredential, scramCredentialToString } from '../security/scram-credential';
+import { SCRAM_MECHANISMS as SCRAM_DEFS, SCRAM_MECHANISM_TYPES, ScramMechanism, generateScramCredential, scramCredentialToString } from '../security/scram-credential';
 import { ConfigException, defineKey, parseKey } from '../common/config/config-def';
 import { OP_DELETE, OP_SET } from '../common/config/incremental-config-ops';
 import { validateLogConfig } from '../common/config/log-config';
@@ -15,7 +15,10 @@ import { AdminZk } from '../zk/admin-zk';
 import { desanitize, sanitize } from '../zk/sanitizer';
 import { AlterClientQuotasApi } from '../protocol/apis/alter-client-quotas';
 import { ClientQuotaMatchType, DescribeClientQuotasApi, DescribeClientQuotasEntry } from '../protocol/apis/describe-client-quotas';
+import { AlterUserScramCredentialsApi } from '../protocol/apis/alter-user-scram-credentials';
+import { DescribeUserScramCredentialsApi } from '../protocol/apis/describe-user-scram-credentials';
 import { CliError } from './cli';
+import { scramDescriptionLines, scramUpsertion } from './user-scram-credential-command';
 import { javaExceptionName } from './admin-client-config';
 import { javaDouble, javaHashMapOrder, javaStringHash } from './java-rendering';
 
@@ -459,8 +462,8 @@ function scalaList(kind: string, items: readonly string[]): string {
  * kafka-configs --bootstrap-server for --entity-type clients, users and ips (ConfigCommand's quota paths):
  * describe with a strict filter (the named entity, the default for --entity-default, every entity of the type
  * otherwise); alter reads the entity's quotas, refuses deleting a key it does not have, and sends the additions
- * and removals as one AlterClientQuotas entry. SCRAM credentials of users are not described or altered: this
- * broker has no SASL listeners.
+ * and removals as one AlterClientQuotas entry. Users' SCRAM credentials go through DescribeUserScramCredentials /
+ * AlterUserScramCredentials (user-scram-credential-command.ts), never mixed with quotas in one alteration.
  */
 export class ClientQuotaCommand {
   constructor(
@@ -492,7 +495,34 @@ export class ClientQuotaCommand {
   }
 
   async describe(o: ConfigCommandOptions, type: string): Promise<void> {
-    for (const line of formatQuotaEntries(await this.quotas(type, ClientQuotaCommand.entityName(o)))) this.out(line);
+    const name = ClientQuotaCommand.entityName(o);
+    for (const line of formatQuotaEntries(await this.quotas(type, name))) this.out(line);
+    // SCRAM credentials are described for users only, and not for --entity-default.
+    if (type !== 'users' || name === '') return;
+    let r;
+    try {
+      r = await this.client.request('any', DescribeUserScramCredentialsApi, { users: name === undefined ? [] : [{ name }] });
+    } catch (err) {
+      if (err instanceof KafkaError && err.errorName === 'UNSUPPORTED_VERSION') throw new ConfigCommandError(javaExceptionName('UNSUPPORTED_VERSION'), 'The broker does not support DESCRIBE_USER_SCRAM_CREDENTIALS');
+      throw err;
+    }
+    if (r.errorCode !== ErrorCode.NONE.code) throw errorFromCode(r.errorCode, r.errorMessage);
+    for (const line of scramDescriptionLines(r)) this.out(line);
+  }
+
+  /** alterUserScramCredentialConfigs: one request to the controller; the first failure is the tool's error. */
+  private async alterScram(user: string, added: ReadonlyMap<string, string>, deleted: readonly string[]): Promise<void> {
+    const deletions = deleted.map((m) => ({ name: user, mechanism: SCRAM_MECHANISM_TYPES[m as ScramMechanism] }));
+    const upsertions = [...added].map(([m, text]) => scramUpsertion(user, m as ScramMechanism, text));
+    let r;
+    try {
+      r = await this.client.request('controller', AlterUserScramCredentialsApi, { deletions, upsertions });
+    } catch (err) {
+      if (err instanceof KafkaError && err.errorName === 'UNSUPPORTED_VERSION') throw new ConfigCommandError(javaExceptionName('UNSUPPORTED_VERSION'), 'The broker does not support ALTER_USER_SCRAM_CREDENTIALS');
+      throw err;
+    }
+    const failed = r.results.find((x) => x.errorCode !== ErrorCode.NONE.code);
+    if (failed !== undefined) throw errorFromCode(failed.errorCode, failed.errorMessage);
   }
 
   async alter(o: ConfigCommandOptions, type: string): Promise<void> {
@@ -514,7 +544,13 @@ export class ClientQuotaCommand {
       const deletedOther = unknownDeleted.filter((k) => !SCRAM_MECHANISMS.includes(k));
       if (addedOther.length > 0) throw new CliError(`Only quota and SCRAM credential configs can be added for 'users' using --bootstrap-server. Unexpected config names: ${scalaList('Set', addedOther)}`);
       if (deletedOther.length > 0) throw new CliError(`Only quota and SCRAM credential configs can be deleted for 'users' using --bootstrap-server. Unexpected config names: ${scalaList('List', deletedOther)}`);
-      if (scram.length > 0) throw new CliError(`SCRAM credentials are not supported by this broker (it has no SASL listeners): ${scram.join(',')}`);
+      if (scram.length > 0) {
+        if (name === '') throw new CliError('The use of --entity-default or --user-defaults is not allowed with User SCRAM Credentials using --bootstrap-server.');
+        if (scram.length !== added.size + deleted.length) throw new CliError("Cannot alter both quota and SCRAM credential configs simultaneously for 'users' using --bootstrap-server.");
+        await this.alterScram(name, added, deleted);
+        this.out(`Completed updating config for user ${name}.`);
+        return;
+      }
     }
     // alterQuotaConfigs: the entity's current quotas, then one alteration.
     const old = (await this.quotas(type, name))[0]?.values ?? [];

@@ -1,7 +1,7 @@
 import { NetworkClient } from '../client/network-client';
 import { GroupConsumer } from '../rebalance/group-consumer';
 import { CliError } from './cli';
-import { toolClientSecurity } from './admin-client-config';
+import { toolClientConnection } from './tool-client-connection';
 import type { ConsoleConsumerOptions } from './console-consumer-options';
 import { consoleLimits, consumeLoop } from './console-consumer-loop';
 import { intOption, parseBrokerList } from './tool-properties';
@@ -29,7 +29,7 @@ export async function runGroupConsoleConsumer(
   }
   const reset = props.get('auto.offset.reset') ?? (o.fromBeginning ? 'earliest' : 'latest');
   if (reset !== 'earliest' && reset !== 'latest') throw new CliError(`Invalid value ${reset} for configuration auto.offset.reset: String must be one of: latest, earliest, none`);
-  const client = new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: props.get('client.id') ?? 'console-consumer', security: toolClientSecurity(props, '--consumer-property') });
+  const client = new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: props.get('client.id') ?? 'console-consumer', ...toolClientConnection(props, '--consumer.config / --consumer-property') });
   const consumer = new GroupConsumer(client, {
     groupId: o.group as string,
     ...(pattern !== undefined ? { pattern } : { topics: [o.topic as string] }),

@@ -3,6 +3,7 @@ import { SYSTEM_CLOCK } from '../common/time';
 import { formatLog4jTimestamp } from '../common/time-format';
 import { TimestampType } from '../records';
 import { intOption, parseKeyValueArgs } from './tool-properties';
+import { readClientProperties } from './tool-client-connection';
 
 /** What every console consumer mode takes from the options. */
 export interface ConsoleLimitOptions {
@@ -10,6 +11,7 @@ export interface ConsoleLimitOptions {
   timeoutMs?: string;
   property: string[];
   consumerProperty: string[];
+  consumerConfig?: string;
 }
 
 /** Kafka's DefaultMessageFormatter (2.7+ columns), driven by `--property print.key=true` and friends. */
@@ -57,7 +59,8 @@ export function consoleLimits(o: ConsoleLimitOptions): ConsoleLimits {
     maxMessages: intOption(o.maxMessages, '--max-messages', -1),
     timeoutMs: intOption(o.timeoutMs, '--timeout-ms', -1),
     formatter: new MessageFormatter(parseKeyValueArgs(o.property, '--property')),
-    consumerProps: parseKeyValueArgs(o.consumerProperty, '--consumer-property'),
+    // Kafka's ConsoleConsumer: --consumer.config first, --consumer-property on top.
+    consumerProps: new Map([...readClientProperties(o.consumerConfig, '--consumer.config'), ...parseKeyValueArgs(o.consumerProperty, '--consumer-property')]),
   };
 }
 

@@ -13,5 +13,7 @@ export interface ConsoleConsumerOptions {
   timeoutMs?: string;
   property: string[];
   consumerProperty: string[];
+  /** --consumer.config: a client properties file, --consumer-property on top. */
+  consumerConfig?: string;
   group?: string;
 }

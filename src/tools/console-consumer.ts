@@ -4,12 +4,12 @@ import { NetworkClient } from '../client/network-client';
 import { ConsumedRecord, PartitionConsumer, StartOffset } from '../client/partition-consumer';
 import { TopicPartition } from '../common/topic-partition';
 import { CliError } from './cli';
-import { toolClientSecurity } from './admin-client-config';
+import { toolClientConnection } from './tool-client-connection';
 import { consoleLimits, consumeLoop, RecordSource } from './console-consumer-loop';
 import type { ConsoleConsumerOptions } from './console-consumer-options';
 import { runGroupConsoleConsumer } from './console-consumer-group';
 import { runZkConsoleConsumer } from './console-consumer-zk';
-import { intOption, parseBrokerList, parseKeyValueArgs } from './tool-properties';
+import { intOption, parseBrokerList } from './tool-properties';
 
 export { MessageFormatter } from './console-consumer-loop';
 export type { ConsoleConsumerOptions } from './console-consumer-options';
@@ -46,13 +46,12 @@ export async function runConsoleConsumer(
     else if (/^\d+$/.test(o.offset)) start = Number(o.offset);
     else throw new CliError(`The offset ${o.offset} is not valid: expected earliest, latest or a non-negative number`);
   }
-  const props = parseKeyValueArgs(o.consumerProperty, '--consumer-property');
-  const security = toolClientSecurity(props, '--consumer-property');
+  const props = limits.consumerProps;
   const isolationLevel = props.get('isolation.level') ?? 'read_uncommitted';
   if (isolationLevel !== 'read_uncommitted' && isolationLevel !== 'read_committed') {
     throw new CliError(`Invalid value ${isolationLevel} for configuration isolation.level: String must be one of: read_committed, read_uncommitted`);
   }
-  const client = new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: 'console-consumer', security });
+  const client = new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: props.get('client.id') ?? 'console-consumer', ...toolClientConnection(props, '--consumer.config / --consumer-property') });
   let processed = 0;
   try {
     const consumer = new PartitionConsumer(client, { isolationLevel });

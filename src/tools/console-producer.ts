@@ -4,7 +4,7 @@ import { parseProperties } from '../common/config/properties';
 import { CompressionType } from '../records';
 import { newProducer } from './new-producer';
 import { CliError } from './cli';
-import { toolClientSecurity } from './admin-client-config';
+import { toolClientConnection } from './tool-client-connection';
 import { intOption, parseBrokerList, parseKeyValueArgs } from './tool-properties';
 
 export interface ConsoleProducerOptions {
@@ -65,7 +65,7 @@ export async function runConsoleProducer(o: ConsoleProducerOptions, input: NodeJ
     deliveryTimeoutMs: intOption(producerProps.get('delivery.timeout.ms'), 'delivery.timeout.ms', 120000),
     maxInFlightRequestsPerConnection: intOption(producerProps.get('max.in.flight.requests.per.connection'), 'max.in.flight.requests.per.connection', 5),
     maxRequestSize: intOption(producerProps.get('max.request.size'), 'max.request.size', 1048576),
-    security: toolClientSecurity(producerProps, '--producer.config / --producer-property'),
+    ...toolClientConnection(producerProps, '--producer.config / --producer-property'),
     // As Kafka's console producer, --request-required-acks (default 1) is always set: idempotence needs acks=all too.
     ...(producerProps.get('enable.idempotence') === undefined ? {} : { enableIdempotence: producerProps.get('enable.idempotence') === 'true' }),
     ...(transactionalId === undefined ? {} : { transactionalId }),

@@ -8,6 +8,7 @@ import { ConsumedBatch, PartitionConsumer } from '../client/partition-consumer';
 import { recordPayloadSizes } from '../records';
 import { CliError } from './cli';
 import { intOption, parseBrokerList } from './tool-properties';
+import { toolClientConnection } from './tool-client-connection';
 
 export interface ConsumerPerformanceOptions {
   bootstrapServer?: string;
@@ -66,7 +67,7 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
   const messages = intOption(o.messages, '--messages', 0);
   if (messages <= 0) throw new CliError(`Invalid --messages ${o.messages}: must be positive`);
   const timeoutMs = intOption(o.timeout, '--timeout', 10000);
-  const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, '--bootstrap-server'), clientId: props.get('client.id') ?? 'consumer-performance' });
+  const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, '--bootstrap-server'), clientId: props.get('client.id') ?? 'consumer-performance', ...toolClientConnection(props, '--consumer.config') });
   const start = SYSTEM_CLOCK.nowMs();
   try {
     const md = await client.ensureMetadata([o.topic]);

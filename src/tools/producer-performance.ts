@@ -6,6 +6,7 @@ import { parseProperties } from '../common/config/properties';
 import { newProducer } from './new-producer';
 import { CliError } from './cli';
 import { intOption, parseBrokerList, parseKeyValueArgs } from './tool-properties';
+import { toolClientConnection } from './tool-client-connection';
 
 export interface ProducerPerformanceOptions {
   topic: string;
@@ -146,6 +147,7 @@ export async function runProducerPerformance(o: ProducerPerformanceOptions, out:
     requestTimeoutMs: intOption(props.get('request.timeout.ms'), 'request.timeout.ms', 30000),
     maxInFlightRequestsPerConnection: intOption(props.get('max.in.flight.requests.per.connection'), 'max.in.flight.requests.per.connection', 5),
     maxRequestSize: intOption(props.get('max.request.size'), 'max.request.size', 1048576),
+    ...toolClientConnection(props, '--producer.config / --producer-props'),
   });
   const bodies = payloads(o);
   const stats = new Stats(numRecords, out);

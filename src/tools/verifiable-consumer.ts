@@ -6,6 +6,7 @@ import { GroupConsumer } from '../rebalance/group-consumer';
 import { CliError } from './cli';
 import { Argparse4j } from './argparse4j';
 import { intOption, parseBrokerList } from './tool-properties';
+import { toolClientConnection } from './tool-client-connection';
 
 const ARGS = new Argparse4j('verifiable-consumer');
 
@@ -118,7 +119,7 @@ export async function runVerifiableConsumer(o: VerifiableConsumerOptions, out: (
   }
   const useAutoCommit = o.enableAutocommit === true;
   const servers = (o.bootstrapServer ?? o.brokerList) as string;
-  const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, o.bootstrapServer !== undefined ? '--bootstrap-server' : '--broker-list'), clientId: props.get('client.id') ?? 'consumer-1' });
+  const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, o.bootstrapServer !== undefined ? '--bootstrap-server' : '--broker-list'), clientId: props.get('client.id') ?? 'consumer-1', ...toolClientConnection(props, '--consumer.config') });
   const consumer = new GroupConsumer(client, {
     groupId: o.groupId,
     topics: [o.topic],
