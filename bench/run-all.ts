@@ -18,6 +18,7 @@ import { tmpDir } from '../test/helpers/tmp-dir';
 import { landedRecords } from '../test/helpers/cluster-state';
 import { runProducerPerformance } from '../src/tools/producer-performance';
 import { runConsumerPerformance } from '../src/tools/consumer-performance';
+import { freePort } from '../test/helpers/free-port';
 
 import { loopbackRates } from './loopback-anchor';
 import { natsJetStream, redisStreams } from './peers';
@@ -27,8 +28,8 @@ const RECORDS = Number(process.env['BENCH_RECORDS'] ?? 2000000);
 const SUSTAIN_S = Number(process.env['BENCH_SUSTAIN_S'] ?? 300);
 const BIG_LOG_GB = Number(process.env['BENCH_BIG_LOG_GB'] ?? 20);
 const RECORD_SIZE = 100;
-/** BENCH_CASES=produce,idempotent,transactional,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,peers runs only those (default: all). */
-const CASES = new Set((process.env['BENCH_CASES'] ?? 'raw,produce,idempotent,transactional,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,large,fsync,rf3large,peers').split(',').map((c) => c.trim()));
+/** BENCH_CASES=produce,idempotent,transactional,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,metrics,peers runs only those (default: all). */
+const CASES = new Set((process.env['BENCH_CASES'] ?? 'raw,produce,idempotent,transactional,consume,kcat,kafkajs,e2e,biglog,sustain,rf3,large,fsync,rf3large,metrics,peers').split(',').map((c) => c.trim()));
 /** Issue 13's large-record cases: BENCH_LARGE_RECORDS records of 1 KiB (default 500000: 488 MiB). */
 const LARGE_RECORDS = Number(process.env['BENCH_LARGE_RECORDS'] ?? 500000);
 const LARGE_SIZE = 1024;
@@ -46,7 +47,7 @@ const results: Result[] = [];
 
 function report(name: string, metrics: Record<string, number>, note?: string): void {
   results.push({ name, metrics, ...(note ? { note } : {}) });
-  const fields = Object.entries(metrics).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(k === 'ratio' ? 3 : k.endsWith('ms') ? 2 : 1)}`);
+  const fields = Object.entries(metrics).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(k === 'ratio' || k === 'goal' ? 3 : k.endsWith('ms') ? 2 : 1)}`);
   process.stdout.write(`bench ${name} ${fields.join(' ')}\n`);
 }
 
@@ -219,6 +220,36 @@ async function onThreeBrokers(zk: ZkEnsemble, topic: string, run: (bootstrap: st
   }
 }
 
+/**
+ * Issue 17's cost of metrics: the same produce and consume on a fresh broker without and with kafka.metrics.port
+ * (scraped every second meanwhile, as a Prometheus with a short interval would), each in its own chroot. Goal:
+ * metrics on within 3 % of off. BENCH_METRICS_RECORDS sizes it (default BENCH_RECORDS).
+ */
+async function metricsCost(zk: ZkEnsemble): Promise<void> {
+  const records = Number(process.env['BENCH_METRICS_RECORDS'] ?? RECORDS);
+  const rates: Record<'off' | 'on', { produce: number; consume: number }> = { off: { produce: 0, consume: 0 }, on: { produce: 0, consume: 0 } };
+  for (const mode of ['off', 'on'] as const) {
+    const connect = zk.connectStringWithChroot(uniqueChroot(`bench-metrics-${mode}`));
+    const metricsPort = mode === 'on' ? await freePort() : 0;
+    const broker = await BrokerProcess.start({ brokerId: 0, zkConnect: connect, props: { 'num.partitions': '6', 'kafka.metrics.port': String(metricsPort) } });
+    const scraper = mode === 'on' ? setInterval(() => void fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()).catch(() => undefined), 1000) : undefined;
+    try {
+      const bootstrap = `127.0.0.1:${broker.port}`;
+      await topics(connect, '--create', '--topic', 'perf-metrics', '--partitions', '6', '--replication-factor', '1');
+      const produced = await producePerf(`produce_metrics_${mode}`, bootstrap, 'perf-metrics', ['acks=1', 'batch.size=65536', 'linger.ms=5'], records);
+      rates[mode].produce = produced['records_per_s'] as number;
+      const consumed = await runConsumerPerformance({ bootstrapServer: bootstrap, topic: 'perf-metrics', messages: String(records), fetchSize: '1048576', timeout: '10000' }, quiet(), quiet());
+      rates[mode].consume = Math.round(consumed.recordsPerSec);
+      report(`consume_metrics_${mode}`, { records_per_s: rates[mode].consume, mb_per_s: consumed.mbPerSec });
+    } finally {
+      if (scraper !== undefined) clearInterval(scraper);
+      await broker.child.stop();
+    }
+  }
+  ratioReport('produce_metrics_on_vs_off', rates.on.produce, rates.off.produce, 0.97, 'records/s produced with kafka.metrics.port set (scraped each second) against without');
+  ratioReport('consume_metrics_on_vs_off', rates.on.consume, rates.off.consume, 0.97, 'records/s consumed with kafka.metrics.port set (scraped each second) against without');
+}
+
 async function main(): Promise<void> {
   execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'ensure-system-packages.sh'), 'zookeeper', 'kcat', 'redis-server', 'nats-server'], { stdio: 'inherit' });
   const dir = tmpDir('bench-');
@@ -267,6 +298,7 @@ async function main(): Promise<void> {
       await producePerf('produce_big_log', bootstrap, 'big', ['acks=1', 'batch.size=65536', 'linger.ms=5']);
     }
     if (want('sustain')) await sustained(broker, bootstrap, 'sustain');
+    if (want('metrics')) await metricsCost(zk);
     if (want('large')) {
       // 1 KiB records, acks=1, one broker: produce and consume MB/s against the raw page-cache rates of the same bytes.
       await topics(connect, '--create', '--topic', 'large', '--partitions', '6', '--replication-factor', '1');

@@ -3,14 +3,12 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { BROKER_TOPIC_METERS, BrokerTopicStats } from './broker-topic-stats';
 import { MBeanName } from './jmx-name';
 import { REQUEST_TIME_HISTOGRAMS, RequestMetrics } from './request-metrics';
-import { Reservoir } from './reservoir';
 import { ScrapedMetrics, Series, SeriesSource } from './scraped-metrics';
 
-/** Counters that broker parts move on rare events (ISR changes, elections): plain numbers read at scrape time. */
+/** Counters that broker parts move on rare events (ISR changes): plain numbers read at scrape time. */
 export class EventCounts {
   isrShrinks = 0;
   isrExpands = 0;
-  uncleanLeaderElections = 0;
 }
 
 /**
@@ -24,9 +22,6 @@ export class KafkaMetrics {
   readonly brokerTopicStats = new BrokerTopicStats();
   readonly requests = new RequestMetrics();
   readonly events = new EventCounts();
-  readonly leaderElectionTimeMs = new Reservoir();
-  readonly logFlushTimeMs = new Reservoir();
-  readonly zooKeeperRequestLatencyMs = new Reservoir();
   private readonly scraped = new ScrapedMetrics(this.registry);
   private lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
 
@@ -38,10 +33,6 @@ export class KafkaMetrics {
     const one = (value: () => number): SeriesSource => () => [[{}, value()]];
     s.counter({ domain: 'server', type: 'ReplicaManager', name: 'IsrShrinksPerSec' }, 'ISR shrinks of partitions led here', one(() => this.events.isrShrinks));
     s.counter({ domain: 'server', type: 'ReplicaManager', name: 'IsrExpandsPerSec' }, 'ISR expansions of partitions led here', one(() => this.events.isrExpands));
-    s.counter({ domain: 'controller', type: 'ControllerStats', name: 'UncleanLeaderElectionsPerSec' }, 'Leaders elected from outside the ISR', one(() => this.events.uncleanLeaderElections));
-    s.histogram({ domain: 'controller', type: 'ControllerStats', name: 'LeaderElectionRateAndTimeMs' }, 'Leader elections by this controller and their time', () => [[{}, this.leaderElectionTimeMs]]);
-    s.histogram({ domain: 'log', type: 'LogFlushStats', name: 'LogFlushRateAndTimeMs' }, 'Log flushes (fsync) and their time', () => [[{}, this.logFlushTimeMs]]);
-    s.histogram({ domain: 'server', type: 'ZooKeeperClientMetrics', name: 'ZooKeeperRequestLatencyMs' }, 'ZooKeeper request latency', () => [[{}, this.zooKeeperRequestLatencyMs]]);
     // The event loop stands for Kafka's network processor threads: idle is the share of time it was not busy
     // since the previous scrape (performance.eventLoopUtilization), between 0 and 1 as Kafka's gauge is.
     s.gauge({ domain: 'network', type: 'SocketServer', name: 'NetworkProcessorAvgIdlePercent' }, 'Share of time the event loop was idle since the last scrape', one(() => {

@@ -16,6 +16,8 @@ export interface TestClusterOptions {
   logDirs?: Record<number, string[]>;
   /** The chroot to use (so that a test can write znodes, ACLs say, before the brokers start); a fresh one otherwise. */
   chroot?: string;
+  /** Properties of some brokers by id, over `props` (a metrics port each, say). */
+  brokerProps?: Record<number, Record<string, string>>;
 }
 
 /**
@@ -38,7 +40,7 @@ export class TestCluster {
     const ensemble = options.ensemble ?? (await startZkEnsemble({ size: 3 }));
     const zkConnect = ensemble.connectStringWithChroot(options.chroot ?? uniqueChroot('cluster'));
     const cluster = new TestCluster(ensemble, options.ensemble === undefined, zkConnect, await inspectZk(ensemble.connectString), options.props ?? {}, options.logDirs);
-    await Promise.all(Array.from({ length: options.brokers }, (_, id) => cluster.startBroker(id)));
+    await Promise.all(Array.from({ length: options.brokers }, (_, id) => cluster.startBroker(id, options.brokerProps?.[id])));
     await cluster.waitForController();
     await cluster.waitForMetadataReady();
     return cluster;
