@@ -60,6 +60,8 @@ export class TransactionMarkerChannelManager {
   private retryTimer: TimerHandle | undefined;
   private stopped = false;
   private readonly log: Logger;
+  /** Kafka logs the per-partition outcome of a WriteTxnMarkers response under the completion handler's name. */
+  private readonly completionLog: Logger;
 
   constructor(
     private readonly config: TransactionMarkerChannelConfig,
@@ -68,6 +70,7 @@ export class TransactionMarkerChannelManager {
     private readonly clock: Clock,
   ) {
     this.log = getLogger('kafka.coordinator.transaction.TransactionMarkerChannelManager', `[Transaction Marker Channel Manager ${config.brokerId}]: `);
+    this.completionLog = getLogger('kafka.coordinator.transaction.TransactionMarkerRequestCompletionHandler', `[Transaction Marker Request Completion Handler ${config.brokerId}]: `);
   }
 
   /** Transactions whose markers are still being sent (for tests and the shutdown log). */
@@ -198,17 +201,17 @@ export class TransactionMarkerChannelManager {
           const tp = { topic: topic.name, partition: p.partitionIndex };
           const error = errorNameOf(p.errorCode) ?? 'UNKNOWN_SERVER_ERROR';
           if (error === 'NONE' || error === 'UNSUPPORTED_FOR_MESSAGE_FORMAT' || error === 'UNSUPPORTED_VERSION') {
-            if (error !== 'NONE') this.log.error(`Sending ${txn.transactionalId}'s transaction marker for partition ${tpString(tp)} has failed with error ${error}; the partition's message format does not support markers, so it is skipped`);
+            if (error !== 'NONE') this.completionLog.error(`Sending ${txn.transactionalId}'s transaction marker for partition ${tpString(tp)} has failed with error ${error}; the partition's message format does not support markers, so it is skipped`);
             txn.unsent.delete(tpString(tp));
             txn.metadata.removePartition(tp);
           } else if (error === 'INVALID_PRODUCER_EPOCH' || error === 'TRANSACTION_COORDINATOR_FENCED') {
-            this.log.info(
+            this.completionLog.info(
               `Sending ${txn.transactionalId}'s transaction marker for partition ${tpString(tp)} has permanently failed with error ${error} with the current coordinator epoch ${txn.coordinatorEpoch}; cancel sending any more transaction markers to the brokers`,
             );
             this.forget(txn, error);
           } else {
-            if (!RETRIABLE.has(error)) this.log.error(`Sending ${txn.transactionalId}'s transaction marker for partition ${tpString(tp)} failed with unexpected error ${error}; retrying`);
-            else this.log.debug(`Sending ${txn.transactionalId}'s transaction marker for partition ${tpString(tp)} has failed with error ${error}, retrying with current coordinator epoch ${txn.coordinatorEpoch}`);
+            if (!RETRIABLE.has(error)) this.completionLog.error(`Sending ${txn.transactionalId}'s transaction marker for partition ${tpString(tp)} failed with unexpected error ${error}; retrying`);
+            else this.completionLog.info(`Sending ${txn.transactionalId}'s transaction marker for partition ${tpString(tp)} has failed with error ${error}, retrying with current coordinator epoch ${txn.coordinatorEpoch}`);
             retry = true;
           }
         }
