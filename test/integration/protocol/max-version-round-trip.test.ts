@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { NetworkClient } from '../../../src/client/network-client';
@@ -25,6 +26,8 @@ import { DeleteGroupsApi } from '../../../src/protocol/apis/delete-groups';
 import { DeleteRecordsApi } from '../../../src/protocol/apis/delete-records';
 import { DeleteTopicsApi } from '../../../src/protocol/apis/delete-topics';
 import { DescribeClientQuotasApi } from '../../../src/protocol/apis/describe-client-quotas';
+import { AlterUserScramCredentialsApi } from '../../../src/protocol/apis/alter-user-scram-credentials';
+import { DescribeUserScramCredentialsApi } from '../../../src/protocol/apis/describe-user-scram-credentials';
 import { DescribeClusterApi } from '../../../src/protocol/apis/describe-cluster';
 import { DescribeProducersApi } from '../../../src/protocol/apis/describe-producers';
 import { DescribeConfigsApi } from '../../../src/protocol/apis/describe-configs';
@@ -276,6 +279,18 @@ describe('every advertised API at its maximum version through NetworkClient, on 
       return (q.entries?.length ?? 0) > 0 ? q : undefined;
     }, { timeoutMs: 20000, message: 'the rt-client quota described' });
     expect(quotas).toMatchObject({ errorCode: 0, entries: [{ entity: [{ entityType: 'client-id', entityName: 'rt-client' }], values: [{ key: 'producer_byte_rate', value: 1048576 }] }] });
+
+    // SCRAM credentials (KIP-554): the controller writes /config/users/rt-user; SCRAM-SHA-256 is mechanism 1.
+    const scram = await sent('controller', AlterUserScramCredentialsApi, {
+      deletions: [],
+      upsertions: [{ name: 'rt-user', mechanism: 1, iterations: 4096, salt: crypto.randomBytes(16), saltedPassword: crypto.randomBytes(32) }],
+    });
+    expect(scram.results).toEqual([{ user: 'rt-user', errorCode: 0, errorMessage: null }]);
+    const described = await waitUntil(async () => {
+      const d = await sent('any', DescribeUserScramCredentialsApi, { users: [{ name: 'rt-user' }] });
+      return d.results[0]?.errorCode === 0 ? d : undefined;
+    }, { timeoutMs: 20000, message: 'the rt-user SCRAM credential described' });
+    expect(described.results[0]?.credentialInfos).toEqual([{ mechanism: 1, iterations: 4096 }]);
 
     await client.refreshMetadata(['rt']);
     const leader = client.metadata.leaderFor('rt', 0) as number;
