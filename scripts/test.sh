@@ -9,18 +9,11 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 status=0
 
-# The type check and the lint are independent and single-threaded: side by side they use both cores.
-npx tsc --noEmit -p tsconfig.json > "$out/tsc.txt" 2>&1 &
-tsc_pid=$!
-bash scripts/lint.sh > "$out/lint.txt" 2>&1 &
-lint_pid=$!
-if ! wait "$tsc_pid"; then
-  cat "$out/tsc.txt"
+if ! npx tsc --noEmit -p tsconfig.json; then
   echo "type check failed" >&2
   status=1
 fi
-if ! wait "$lint_pid"; then
-  cat "$out/lint.txt"
+if ! bash scripts/lint.sh; then
   echo "lint failed (style, dependency direction or an import cycle)" >&2
   status=1
 fi
