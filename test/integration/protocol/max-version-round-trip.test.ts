@@ -235,7 +235,9 @@ describe('every advertised API at its maximum version through NetworkClient, on 
     // v4+: a member without an id is given one and asked to join again (KIP-394).
     const first = await waitUntil(async () => {
       const r = await sent(node, JoinGroupApi, join);
-      return r.errorCode === 15 ? undefined : r; // COORDINATOR_NOT_AVAILABLE while __consumer_offsets loads
+      // COORDINATOR_LOAD_IN_PROGRESS (14), COORDINATOR_NOT_AVAILABLE (15) or NOT_COORDINATOR (16) until the
+      // offsets partition's LeaderAndIsr has reached the broker FindCoordinator named; clients retry these.
+      return [14, 15, 16].includes(r.errorCode) ? undefined : r;
     }, { timeoutMs: 30000, message: 'the group coordinator ready' });
     expect(first.errorCode).toBe(79);
     const joined = await sent(node, JoinGroupApi, { ...join, memberId: first.memberId });
