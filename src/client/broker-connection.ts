@@ -123,19 +123,68 @@ export class BrokerConnection {
   }
 
   private authenticated: Promise<void> | undefined;
+  /** KIP-368: when the session the broker granted must be renewed (hiResClockMs; undefined: it never expires). */
+  private reauthenticateAtMs: number | undefined;
+  /** A re-authentication under way: requests wait for it. */
+  private reauthenticating: Promise<void> | undefined;
+  /** Resolved when the last in-flight response has arrived (a re-authentication waits for them). */
+  private drainedWaiters: (() => void)[] = [];
 
   /** Opens the socket and, on a SASL connection, authenticates (idempotent). */
   connect(): Promise<void> {
     const sasl = this.options.sasl;
     if (sasl === undefined) return this.connectTransport();
-    this.authenticated ??= this.connectTransport().then(() =>
-      authenticateSasl(this, sasl).catch((e: unknown) => {
-        const err = e instanceof Error ? e : new Error(String(e));
-        this.fail(err);
-        throw err;
-      }),
-    );
+    this.authenticated ??= this.connectTransport().then(() => this.authenticate(sasl));
     return this.authenticated;
+  }
+
+  private async authenticate(sasl: ClientSasl): Promise<void> {
+    try {
+      this.scheduleReauthentication(await authenticateSasl(this, sasl));
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      this.fail(err);
+      throw err;
+    }
+  }
+
+  /**
+   * Kafka's SaslClientAuthenticator.ReauthInfo: with a session lifetime from the broker, re-authenticate after
+   * 85 % of it plus up to 10 % jitter (so that many connections do not all renew at once), leaving the rest for
+   * network latency and clock drift. The broker closes a connection whose session has ended.
+   */
+  private scheduleReauthentication(sessionLifetimeMs: number): void {
+    this.reauthenticateAtMs = sessionLifetimeMs > 0 ? this.options.clock.hiResClockMs() + sessionLifetimeMs * (0.85 + 0.1 * Math.random()) : undefined;
+  }
+
+  /**
+   * Before a request is written: once the session is due, SaslHandshake and SaslAuthenticate again on this
+   * connection (KIP-368). Kafka's client starts it only between requests; here new requests wait and the
+   * exchange starts when the responses in flight have arrived, so no request is answered mid-exchange.
+   */
+  private beforeRequest(): Promise<void> | undefined {
+    if (this.reauthenticating !== undefined) return this.reauthenticating;
+    const sasl = this.options.sasl;
+    const due = this.reauthenticateAtMs;
+    if (sasl === undefined || due === undefined || this.options.clock.hiResClockMs() < due) return undefined;
+    this.reauthenticateAtMs = undefined;
+    this.logger.debug(`Initiating re-authentication of the SASL session to node ${this.options.nodeId}`);
+    this.reauthenticating = this.drained()
+      .then(() => this.authenticate(sasl))
+      .finally(() => {
+        this.reauthenticating = undefined;
+      });
+    return this.reauthenticating;
+  }
+
+  private drained(): Promise<void> {
+    if (this.inFlight.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.drainedWaiters.push(resolve));
+  }
+
+  private notifyIfDrained(): void {
+    if (this.inFlight.size > 0 || this.drainedWaiters.length === 0) return;
+    for (const w of this.drainedWaiters.splice(0)) w();
   }
 
   /** Opens the socket (idempotent). */
@@ -255,14 +304,19 @@ export class BrokerConnection {
         reject(this.closedError);
         return;
       }
-      if (this.active >= this.options.maxInFlightRequests) this.queue.push({ start, reject });
+      // The SASL exchange never queues: a re-authentication runs while the requests that wait for it hold the slots.
+      if (this.active >= this.options.maxInFlightRequests && options.duringAuthentication !== true) this.queue.push({ start, reject });
       else start();
     });
   }
 
   private write(api: ApiDefinition, body: unknown, options: SendOptions, resolve: (b: unknown) => void, reject: (e: Error) => void): void {
-    (options.duringAuthentication === true ? this.connectTransport() : this.connect()).then(
+    (options.duringAuthentication === true ? this.connectTransport() : this.connect().then(() => this.beforeRequest())).then(
       () => {
+        if (this.closedError !== undefined) {
+          reject(this.closedError);
+          return;
+        }
         let version: number;
         try {
           version = options.version ?? this.versionFor(api);
@@ -311,6 +365,7 @@ export class BrokerConnection {
     }
     this.inFlight.delete(correlationId);
     pending.timer.cancel();
+    this.notifyIfDrained();
     try {
       // The correlation id is already read; flexible response headers (v1) carry a tag section after it.
       if (pending.api.responseHeaderVersion(pending.version) >= 1) r.skipTaggedFields();
@@ -336,6 +391,7 @@ export class BrokerConnection {
       p.reject(error);
     }
     this.inFlight.clear();
+    this.notifyIfDrained();
     for (const q of this.queue.splice(0)) q.reject(error);
   }
 
