@@ -84,7 +84,7 @@ export class PasswordEncoder {
     const iv = this.random(mode.ivBytes);
     const key = this.key(this.keyFactoryAlgorithm, this.keyLength, salt, this.iterations);
     const cipher = createCipheriv(mode.node, key, iv);
-    const parts = [cipher.update(password, 'utf8'), cipher.final()];
+    const parts: Buffer[] = [cipher.update(password, 'utf8'), cipher.final()];
     // The JCE appends GCM's tag to the cipher text.
     if (mode.gcm) parts.push((cipher as unknown as { getAuthTag(): Buffer }).getAuthTag());
     const fields: [string, string][] = [
