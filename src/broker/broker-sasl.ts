@@ -30,28 +30,12 @@ export interface BrokerSasl {
  * KAFKA_OPTS, read only when some listener needs it.
  */
 export function resolveBrokerSasl(config: KafkaConfig, env: NodeJS.ProcessEnv = process.env): BrokerSasl {
-  const settings: SaslSettings = {
-    originals: config.originals,
-    enabledMechanisms: config.get('sasl.enabled.mechanisms'),
-    connectionsMaxReauthMs: config.get('connections.max.reauth.ms'),
-  };
   const scramCredentials = new ScramCredentialCache();
   const listeners = new Map<string, { listener: ListenerSasl; createServer: SaslServerFactory }>();
-  let file: JaasFile | undefined;
-  let fileRead = false;
-  const jaasFile = (): JaasFile | undefined => {
-    if (!fileRead) {
-      fileRead = true;
-      const sections = loadJaasFileFromEnv(env);
-      const path = jaasFileFromKafkaOpts(env['KAFKA_OPTS']);
-      file = sections === undefined || path === undefined ? undefined : { path, sections };
-    }
-    return file;
-  };
+  const jaasFile = jaasFileReader(env);
   for (const endPoint of config.listeners) {
     if (!endPoint.securityProtocol.startsWith('SASL_')) continue;
-    const listener = resolveListenerSasl(settings, endPoint.listenerName, needsFile(settings, endPoint.listenerName, config) ? jaasFile() : undefined);
-    listeners.set(endPoint.listenerName, { listener, createServer: createSaslServerFactory(listener, scramCredentials) });
+    listeners.set(endPoint.listenerName, resolveSaslListener(config, endPoint.listenerName, scramCredentials, jaasFile));
   }
   const ibl = config.interBrokerListenerName;
   const ib = listeners.get(ibl);
@@ -70,6 +54,40 @@ export function resolveBrokerSasl(config: KafkaConfig, env: NodeJS.ProcessEnv = 
     }
   }
   return { listeners, scramCredentials, interBroker };
+}
+
+/** The JAAS file of KAFKA_OPTS, read once and only when asked for. */
+export function jaasFileReader(env: NodeJS.ProcessEnv = process.env): () => JaasFile | undefined {
+  let file: JaasFile | undefined;
+  let fileRead = false;
+  return () => {
+    if (!fileRead) {
+      fileRead = true;
+      const sections = loadJaasFileFromEnv(env);
+      const path = jaasFileFromKafkaOpts(env['KAFKA_OPTS']);
+      file = sections === undefined || path === undefined ? undefined : { path, sections };
+    }
+    return file;
+  };
+}
+
+/**
+ * One SASL listener's settings and mechanism servers from `config` (at start-up, and again when a dynamic
+ * change touches the listener's mechanisms or JAAS entries). Bad settings throw ConfigException.
+ */
+export function resolveSaslListener(
+  config: KafkaConfig,
+  listenerName: string,
+  scramCredentials: ScramCredentialCache,
+  jaasFile: () => JaasFile | undefined,
+): { listener: ListenerSasl; createServer: SaslServerFactory } {
+  const settings: SaslSettings = {
+    originals: config.originals,
+    enabledMechanisms: config.get('sasl.enabled.mechanisms'),
+    connectionsMaxReauthMs: config.get('connections.max.reauth.ms'),
+  };
+  const listener = resolveListenerSasl(settings, listenerName, needsFile(settings, listenerName, config) ? jaasFile() : undefined);
+  return { listener, createServer: createSaslServerFactory(listener, scramCredentials) };
 }
 
 /** The JAAS file is read only when some mechanism of the listener has no `listener.name.<l>.<mech>.sasl.jaas.config`. */

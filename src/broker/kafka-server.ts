@@ -19,17 +19,17 @@ import { LogManager } from '../log/log-manager';
 import { logManagerConfigFrom } from '../log/log-manager-config';
 import { isIoError, isLogDirFailure } from '../log/log-dir-failure-channel';
 import { createLogConfig } from '../common/config/log-config';
-import { CONNECTION_QUOTA_CONFIGS, DynamicBrokerConfig, LOG_CLEANER_CONFIGS, RELOADABLE_SSL_CONFIGS } from '../common/config/dynamic-broker-config';
+import { CONNECTION_QUOTA_CONFIGS, DynamicBrokerConfig, isDynamicListenerSaslKey, LOG_CLEANER_CONFIGS, RELOADABLE_SSL_CONFIGS } from '../common/config/dynamic-broker-config';
 import { ControllerChannelManager, KafkaController } from '../controller';
 import { AdminZk } from '../zk/admin-zk';
 import { SocketServer } from './network/socket-server';
-import { serverTlsFor, socketServerOptions } from './network/socket-server-config';
+import { listenerConnectionLimits, serverTlsFor, socketServerOptions } from './network/socket-server-config';
 import { RequestDispatcher } from './request-dispatcher';
 import { MetadataCache } from './metadata-cache';
 import { ReplicaManager } from './replica-manager';
 import { replicaFetcherConfigFrom } from './replica-fetcher/replica-fetcher-config';
 import { DynamicConfigManager } from './dynamic-config-manager';
-import { BrokerSasl, resolveBrokerSasl } from './broker-sasl';
+import { BrokerSasl, jaasFileReader, resolveBrokerSasl, resolveSaslListener } from './broker-sasl';
 import { createKafkaApis } from './kafka-apis';
 import { AclAuthorizer } from '../security/acl-authorizer';
 import { AclStoreZk } from '../zk/acl-store-zk';
@@ -90,6 +90,8 @@ export class KafkaServer {
   private initialOfflineDirs: string[] = [];
   private logManager: LogManager | undefined;
   private sasl: BrokerSasl | undefined;
+  /** KAFKA_OPTS' JAAS file, read once, for the SASL listeners reconfigured at run time. */
+  private readonly jaasFile = jaasFileReader();
   /** Set when kafka.metrics.port is: serves the KafkaMetrics registry the broker's parts add to. */
   private metricsServer: MetricsHttpServer | undefined;
 
@@ -279,7 +281,10 @@ export class KafkaServer {
       producerIdManager,
       ...(metrics === undefined ? {} : { brokerTopicStats: metrics.brokerTopicStats }),
     });
-    const socketServer = new SocketServer({ ...socketServerOptions(dynamicBrokerConfig.current, clock), saslListeners: this.sasl?.listeners }, new RequestDispatcher(apis, metrics?.requests));
+    // The SASL listeners as `/config/brokers` left them (a JAAS entry set dynamically before this start, say).
+    const saslListeners = new Map(this.sasl?.listeners ?? []);
+    for (const listener of reconfiguredSaslListeners(this.config, dynamicBrokerConfig.current)) saslListeners.set(listener, this.resolveSaslListener(dynamicBrokerConfig.current, listener));
+    const socketServer = new SocketServer({ ...socketServerOptions(dynamicBrokerConfig.current, clock), saslListeners }, new RequestDispatcher(apis, metrics?.requests));
     await socketServer.startup();
     this.socketServer = socketServer;
     if (metrics !== undefined) {
@@ -325,10 +330,24 @@ export class KafkaServer {
       const old = previous;
       previous = config;
       const changed = (keys: readonly BrokerConfigKey[]): boolean => keys.some((k) => String(old.get(k)) !== String(config.get(k)));
-      if (changed(CONNECTION_QUOTA_CONFIGS)) {
+      const listenerLimits = listenerConnectionLimits(config);
+      if (changed(CONNECTION_QUOTA_CONFIGS) || JSON.stringify([...listenerLimits]) !== JSON.stringify([...listenerConnectionLimits(old)])) {
         socketServer
-          .reconfigureConnectionLimits({ maxConnections: config.get('max.connections'), maxConnectionsPerIp: config.get('max.connections.per.ip'), maxConnectionsPerIpOverrides: config.maxConnectionsPerIpOverrides })
+          .reconfigureConnectionLimits({
+            maxConnections: config.get('max.connections'),
+            maxConnectionsPerIp: config.get('max.connections.per.ip'),
+            maxConnectionsPerIpOverrides: config.maxConnectionsPerIpOverrides,
+            maxConnectionCreationRate: config.get('max.connection.creation.rate'),
+            listenerLimits,
+          })
           .catch((err: unknown) => log.error('Failed to update the connection limits', err));
+      }
+      for (const listener of reconfiguredSaslListeners(old, config)) {
+        try {
+          socketServer.reconfigureListenerSasl(listener, this.resolveSaslListener(config, listener));
+        } catch (err) {
+          log.error(`Failed to reconfigure SASL of listener ${listener}`, err);
+        }
       }
       if (config.get('num.replica.fetchers') !== old.get('num.replica.fetchers')) {
         replicaManager.fetcherManager?.resizeThreadPool(config.get('num.replica.fetchers')).catch((err: unknown) => log.error('Failed to resize the replica fetcher pool', err));
@@ -350,7 +369,15 @@ export class KafkaServer {
         const existing = socketServer.listenerTls(listener);
         if (existing !== undefined) ensureCompatibleKeystore(existing, proposed);
       }
+      // SaslChannelBuilder.validateReconfiguration: the listener's new mechanisms and JAAS entries must load.
+      for (const listener of reconfiguredSaslListeners(current, next)) this.resolveSaslListener(next, listener);
     });
+  }
+
+  /** A SASL listener's settings from `config`, on the broker's one SCRAM credential cache. */
+  private resolveSaslListener(config: KafkaConfig, listener: string): ReturnType<typeof resolveSaslListener> {
+    if (this.sasl === undefined) throw new Error('SASL is not set up on this broker');
+    return resolveSaslListener(config, listener, this.sasl.scramCredentials, this.jaasFile);
   }
 
   /**
@@ -518,4 +545,17 @@ function reloadedTlsListeners(old: KafkaConfig, next: KafkaConfig): string[] {
     .filter((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL')
     .map((l) => l.listenerName)
     .filter((name) => [...RELOADABLE_SSL_CONFIGS].some((k) => old.listenerConfig(name).raw(k) !== next.listenerConfig(name).raw(k)));
+}
+
+/**
+ * The SASL listeners whose mechanisms or JAAS entries differ between two configs (the listener's own
+ * `listener.name.<l>.` keys, or the broker-wide sasl.enabled.mechanisms it falls back to).
+ */
+function reconfiguredSaslListeners(old: KafkaConfig, next: KafkaConfig): string[] {
+  const saslKeys = (config: KafkaConfig, listener: string): string => {
+    const prefix = config.listenerConfig(listener).prefix;
+    const keys = [...config.originals].filter(([k]) => k.startsWith(prefix) && isDynamicListenerSaslKey(k.slice(prefix.length))).sort();
+    return JSON.stringify([config.originals.get('sasl.enabled.mechanisms') ?? null, keys]);
+  };
+  return next.listeners.filter((l) => l.securityProtocol.startsWith('SASL_')).map((l) => l.listenerName).filter((name) => saslKeys(old, name) !== saslKeys(next, name));
 }

@@ -2,7 +2,8 @@ import { SCRAM_MECHANISMS as SCRAM_DEFS, SCRAM_MECHANISM_TYPES, ScramMechanism, 
 import { ConfigException, defineKey, parseKey } from '../common/config/config-def';
 import { OP_DELETE, OP_SET } from '../common/config/incremental-config-ops';
 import { validateLogConfig } from '../common/config/log-config';
-import { validateDynamicBrokerKeys } from '../common/config/dynamic-broker-config';
+import { isPasswordConfig, validateDynamicBrokerKeys } from '../common/config/dynamic-broker-config';
+import { PasswordEncoder } from '../common/config/password-encoder';
 import { ErrorCode, errorNameOf } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
 import { topicNameError } from '../common/topic';
@@ -266,12 +267,32 @@ export class ZkConfigCommand {
       const live = await this.admin.getLiveBrokerIds();
       if (name !== DEFAULT_ENTITY && live.includes(Number(name))) throw new CliError(`requirement failed: ${refusal} - broker ${Number(name)} is running. ${info}`);
       if (name === DEFAULT_ENTITY && live.length > 0) throw new CliError(`requirement failed: ${refusal} - ${live.length} brokers are running. ${info}`);
-      // AdminZkClient.changeBrokerConfig's validation; the broker reads /config/brokers when it starts.
+      // ConfigCommand.preProcessBrokerConfigs: password.encoder.* only encode this command's passwords and are
+      // not stored; then AdminZkClient.changeBrokerConfig's validation. The broker reads /config/brokers when it starts.
+      const encoderConfigs = new Map([...added].filter(([k]) => k.startsWith('password.encoder.')));
+      for (const k of encoderConfigs.keys()) added.delete(k);
       try {
         validateDynamicBrokerKeys(added, name !== DEFAULT_ENTITY);
       } catch (err) {
         if (err instanceof KafkaError) throw new CliError(err.message);
         wrapConfigException(err);
+      }
+      const passwords = [...added.keys()].filter(isPasswordConfig);
+      if (passwords.length > 0) {
+        const secret = encoderConfigs.get('password.encoder.secret');
+        if (secret === undefined) {
+          throw new CliError(
+            `requirement failed: password.encoder.secret must be specified to update Set(${passwords.join(', ')}). Other password encoder configs like cipher algorithm and iterations may also be specified to override the default encoding parameters. Password encoder configs will not be persisted in ZooKeeper.`,
+          );
+        }
+        const int = (k: string): number | undefined => (encoderConfigs.has(k) ? Number(encoderConfigs.get(k)) : undefined);
+        const encoder = new PasswordEncoder({
+          secret,
+          ...(encoderConfigs.has('password.encoder.cipher.algorithm') ? { cipherAlgorithm: encoderConfigs.get('password.encoder.cipher.algorithm') as string } : {}),
+          ...(int('password.encoder.key.length') === undefined ? {} : { keyLength: int('password.encoder.key.length') as number }),
+          ...(int('password.encoder.iterations') === undefined ? {} : { iterations: int('password.encoder.iterations') as number }),
+        });
+        for (const k of passwords) added.set(k, encoder.encode(added.get(k) as string));
       }
     }
     const config = await this.admin.fetchEntityConfig(type, name);

@@ -88,13 +88,15 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
   /**
    * ZkAdminManager.alterBrokerConfigs: the resource's whole new set is validated (DynamicBrokerConfig.validate:
    * per broker over the dynamic default, or at the default under the per-broker set), then written to
-   * /config/brokers/<id> or /config/brokers/<default> with its notification; validate_only stops before writing.
+   * /config/brokers/<id> or /config/brokers/<default> with its notification, passwords encoded
+   * (toPersistentProps); validate_only stops before writing.
    */
   async function alterBroker(resource: Resource, props: Map<string, string>, validateOnly: boolean): Promise<void> {
     const perBrokerConfig = resource.resourceName !== '';
     ctx.dynamicBrokerConfig.validate(props, perBrokerConfig);
     if (validateOnly) return;
-    await ctx.adminZk.changeBrokerConfig(perBrokerConfig ? ctx.brokerId : undefined, props);
+    // Passwords go to ZooKeeper encoded with password.encoder.secret (refused without one).
+    await ctx.adminZk.changeBrokerConfig(perBrokerConfig ? ctx.brokerId : undefined, ctx.dynamicBrokerConfig.toPersistentProps(props, perBrokerConfig));
   }
 
   /** Runs one resource's change; Kafka's catch blocks turn what it throws into the resource's error. */
@@ -177,7 +179,7 @@ export function createAlterConfigsHandlers(ctx: HandlerContext): {
             if (!request.validateOnly) applyLogLevelOps(ops);
             return;
           }
-          const stored = await ctx.adminZk.fetchEntityConfig('brokers', r.resourceName === '' ? '<default>' : String(ctx.brokerId));
+          const stored = ctx.dynamicBrokerConfig.fromPersistentProps(await ctx.adminZk.fetchEntityConfig('brokers', r.resourceName === '' ? '<default>' : String(ctx.brokerId)));
           return alterBroker(r, applyIncrementalConfigOps(stored, ops, KAFKA_CONFIG_DEFS), request.validateOnly);
         });
       });

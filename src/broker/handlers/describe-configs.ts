@@ -1,5 +1,5 @@
 import { ConfigKey, ConfigType, ConfigValue, valueText } from '../../common/config/config-def';
-import { ConfigSynonym, CONFIG_SOURCE, DynamicBrokerConfig, ALL_DYNAMIC_CONFIGS, TOPIC_CONFIG_SYNONYMS } from '../../common/config/dynamic-broker-config';
+import { ConfigSynonym, CONFIG_SOURCE, DynamicBrokerConfig, ALL_DYNAMIC_CONFIGS, listenerPrefixedKey, TOPIC_CONFIG_SYNONYMS } from '../../common/config/dynamic-broker-config';
 import { KAFKA_CONFIG_DEFS } from '../../common/config/kafka-config-defs';
 import { LOG_CONFIG_DEFS, LogConfig } from '../../common/config/log-config';
 import { ErrorCode } from '../../common/error-codes';
@@ -82,7 +82,10 @@ export function brokerConfigEntries(dynamic: DynamicBrokerConfig, perBrokerConfi
     for (const [name, value] of dynamic.currentDynamicDefaultConfigs) values.set(name, value);
   }
   return [...values].map(([name, value]) => {
-    const def = BROKER_DEFS.get(name);
+    // KafkaConfig.configType: a listener key has its base key's type (a mechanism's JAAS entry is a password).
+    const prefixed = listenerPrefixedKey(name);
+    const base = prefixed === undefined ? name : prefixed.key.endsWith('.sasl.jaas.config') ? 'sasl.jaas.config' : prefixed.key;
+    const def = BROKER_DEFS.get(name) ?? BROKER_DEFS.get(base);
     let synonyms = dynamic.configSynonyms(name, isSensitive(def));
     if (!perBrokerConfig) synonyms = synonyms.filter((s) => s.source !== CONFIG_SOURCE.DYNAMIC_BROKER_CONFIG);
     return entry({ name, def, value, synonyms, readOnly: !ALL_DYNAMIC_CONFIGS.has(name) }, includeSynonyms);

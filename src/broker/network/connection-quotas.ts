@@ -19,8 +19,35 @@ export interface ConnectionQuotaConfig {
    * the broker-wide limits do not apply to it, so that clients cannot lock the brokers out of each other.
    */
   readonly protectedListener?: string;
+  /**
+   * `listener.name.<l>.max.connections` / `.max.connection.creation.rate` by listener name (Kafka's
+   * ListenerConnectionQuota, KIP-402/612): a listener's own limits, on top of the broker-wide ones, applied to
+   * every listener, the inter-broker one too.
+   */
+  readonly listenerLimits?: ReadonlyMap<string, ListenerLimits>;
   /** quota.window.num and quota.window.size.seconds: the windows an ip's connection_creation_rate is measured over. */
   readonly quotaWindow?: { readonly numQuotaSamples: number; readonly quotaWindowSizeSeconds: number };
+}
+
+/** One listener's own connection limits (absent: only the broker-wide ones apply). */
+export interface ListenerLimits {
+  readonly maxConnections?: number;
+  readonly maxConnectionCreationRate?: number;
+}
+
+/** A sliding second of accept times, oldest first: whether one more fits `rate`, and recording it. */
+class CreationWindow {
+  private readonly recent: number[] = [];
+
+  full(now: number, rate: number): boolean {
+    while (this.recent.length > 0 && (this.recent[0] as number) <= now - 1000) this.recent.shift();
+    return this.recent.length >= rate;
+  }
+
+  record(now: number, rate: number): void {
+    // The window only needs to remember as many accepts as the rate allows.
+    if (rate < 2147483647) this.recent.push(now);
+  }
 }
 
 /** Why a new connection was refused. */
@@ -28,6 +55,8 @@ export type ConnectionRefusal =
   | { readonly reason: 'per-ip'; readonly limit: number }
   | { readonly reason: 'broker'; readonly limit: number }
   | { readonly reason: 'rate'; readonly limit: number }
+  | { readonly reason: 'listener'; readonly listener: string; readonly limit: number }
+  | { readonly reason: 'listener-rate'; readonly listener: string; readonly limit: number }
   /** Over the ip's connection_creation_rate (KIP-612): Kafka holds the socket unread this long, then closes it. */
   | { readonly reason: 'ip-rate'; readonly limit: number; readonly throttleMs: number };
 
@@ -47,8 +76,9 @@ export class ConnectionQuotas {
   private defaultIpRate = NO_IP_CONNECTION_RATE_QUOTA;
   private readonly ipSensors = new Map<string, SampledRate>();
   private total = 0;
-  /** Accept times of the last second, oldest first. */
-  private readonly recent: number[] = [];
+  private readonly perListener = new Map<string, number>();
+  private readonly brokerWindow = new CreationWindow();
+  private readonly listenerWindows = new Map<string, CreationWindow>();
 
   constructor(
     private config: ConnectionQuotaConfig,
@@ -56,10 +86,12 @@ export class ConnectionQuotas {
   ) {}
 
   /**
-   * Dynamic max.connections / max.connections.per.ip / overrides (Kafka's updateMaxConnectionsPerIp and friends):
-   * new connections are judged on the new limits; open ones are kept, even above them.
+   * Dynamic max.connections / max.connections.per.ip / overrides / max.connection.creation.rate and the
+   * listeners' own limits (Kafka's updateMaxConnectionsPerIp, updateBrokerMaxConnectionRate and the
+   * ListenerConnectionQuota reconfigure): new connections are judged on the new limits; open ones are kept,
+   * even above them.
    */
-  updateLimits(limits: Pick<ConnectionQuotaConfig, 'maxConnections' | 'maxConnectionsPerIp' | 'maxConnectionsPerIpOverrides'>): void {
+  updateLimits(limits: Partial<Pick<ConnectionQuotaConfig, 'maxConnections' | 'maxConnectionsPerIp' | 'maxConnectionsPerIpOverrides' | 'maxConnectionCreationRate' | 'listenerLimits'>>): void {
     this.config = { ...this.config, ...limits };
   }
 
@@ -122,24 +154,44 @@ export class ConnectionQuotas {
     if (this.count(ip) >= limit) return { reason: 'per-ip', limit };
     const throttleMs = this.ipThrottleMs(ip);
     if (throttleMs > 0) return { reason: 'ip-rate', limit: this.connectionRateForIp(ip), throttleMs };
+    const now = this.clock.nowMs();
+    const own = this.config.listenerLimits?.get(listener);
+    const ownMax = own?.maxConnections ?? Number.MAX_SAFE_INTEGER;
+    if ((this.perListener.get(listener) ?? 0) >= ownMax) return { reason: 'listener', listener, limit: ownMax };
+    const ownRate = own?.maxConnectionCreationRate ?? 2147483647;
+    let window = this.listenerWindows.get(listener);
+    if (window === undefined) {
+      window = new CreationWindow();
+      this.listenerWindows.set(listener, window);
+    }
+    if (window.full(now, ownRate)) return { reason: 'listener-rate', listener, limit: ownRate };
     if (listener !== this.config.protectedListener) {
       if (this.total >= this.config.maxConnections) return { reason: 'broker', limit: this.config.maxConnections };
-      const now = this.clock.nowMs();
-      while (this.recent.length > 0 && (this.recent[0] as number) <= now - 1000) this.recent.shift();
-      if (this.recent.length >= this.config.maxConnectionCreationRate) return { reason: 'rate', limit: this.config.maxConnectionCreationRate };
-      // The window only needs to remember as many accepts as the rate allows.
-      if (this.config.maxConnectionCreationRate < 2147483647) this.recent.push(now);
+      if (this.brokerWindow.full(now, this.config.maxConnectionCreationRate)) return { reason: 'rate', limit: this.config.maxConnectionCreationRate };
+      this.brokerWindow.record(now, this.config.maxConnectionCreationRate);
     }
+    window.record(now, ownRate);
     this.perIp.set(ip, this.count(ip) + 1);
+    this.perListener.set(listener, (this.perListener.get(listener) ?? 0) + 1);
     this.total++;
     return undefined;
   }
 
-  /** A counted connection closed. */
-  release(ip: string): void {
+  /** Open connections of a listener. */
+  listenerCount(listener: string): number {
+    return this.perListener.get(listener) ?? 0;
+  }
+
+  /** A counted connection (of `listener`) closed. */
+  release(ip: string, listener?: string): void {
     const n = this.count(ip) - 1;
     if (n <= 0) this.perIp.delete(ip);
     else this.perIp.set(ip, n);
+    if (listener !== undefined) {
+      const l = (this.perListener.get(listener) ?? 0) - 1;
+      if (l <= 0) this.perListener.delete(listener);
+      else this.perListener.set(listener, l);
+    }
     this.total = Math.max(0, this.total - 1);
   }
 }

@@ -1,6 +1,7 @@
 import { KafkaConfig } from '../../common/config/kafka-config';
 import { Clock } from '../../common/time';
 import { SocketServerOptions } from './socket-server';
+import { ListenerLimits } from './connection-quotas';
 import { loadServerTls, ServerTlsOptions, sslSettings } from '../../security/ssl-factory';
 
 /**
@@ -22,6 +23,7 @@ export function socketServerOptions(config: KafkaConfig, clock?: Clock): SocketS
     maxConnectionsPerIp: config.get('max.connections.per.ip'),
     maxConnectionsPerIpOverrides: config.maxConnectionsPerIpOverrides,
     maxConnectionCreationRate: config.get('max.connection.creation.rate'),
+    listenerLimits: listenerConnectionLimits(config),
     interBrokerListenerName: config.interBrokerListenerName,
     quotaWindow: { numQuotaSamples: config.get('quota.window.num'), quotaWindowSizeSeconds: config.get('quota.window.size.seconds') },
     tls: listenerTls(config),
@@ -46,4 +48,21 @@ export function listenerTls(config: KafkaConfig): Map<string, ServerTlsOptions> 
 export function serverTlsFor(config: KafkaConfig, listenerName: string): ServerTlsOptions {
   const listener = config.listenerConfig(listenerName);
   return loadServerTls(sslSettings((key) => listener.raw(key)));
+}
+
+/**
+ * Each listener's own `listener.name.<l>.max.connections` / `.max.connection.creation.rate` (Kafka's
+ * ListenerConnectionQuota); a listener without either is left out (the broker-wide limits alone apply to it).
+ */
+export function listenerConnectionLimits(config: KafkaConfig): Map<string, ListenerLimits> {
+  const out = new Map<string, ListenerLimits>();
+  for (const l of config.listeners) {
+    const own = config.listenerConfig(l.listenerName);
+    const prefix = own.prefix;
+    const maxConnections = config.originals.has(`${prefix}max.connections`) ? own.get('max.connections') : undefined;
+    const maxConnectionCreationRate = config.originals.has(`${prefix}max.connection.creation.rate`) ? own.get('max.connection.creation.rate') : undefined;
+    if (maxConnections === undefined && maxConnectionCreationRate === undefined) continue;
+    out.set(l.listenerName, { ...(maxConnections === undefined ? {} : { maxConnections }), ...(maxConnectionCreationRate === undefined ? {} : { maxConnectionCreationRate }) });
+  }
+  return out;
 }

@@ -8,7 +8,7 @@ import { Clock, SYSTEM_CLOCK, TimerHandle } from '../../common/time';
 import { DEFAULT_MAX_REQUEST_BYTES } from '../../protocol/framing';
 import { RequestDispatcher } from '../request-dispatcher';
 import { Connection, ConnectionLimits } from './connection';
-import { ConnectionQuotas, ConnectionRefusal } from './connection-quotas';
+import { ConnectionQuotas, ConnectionRefusal, ListenerLimits } from './connection-quotas';
 import { DescriptorHeadroom } from './descriptor-headroom';
 import { MemoryPool } from './memory-pool';
 import { RequestChannel } from './request-channel';
@@ -47,6 +47,8 @@ export interface SocketServerOptions {
   maxConnectionsPerIpOverrides?: ReadonlyMap<string, number>;
   /** max.connection.creation.rate: new connections per second (default unbounded). */
   maxConnectionCreationRate?: number;
+  /** `listener.name.<l>.max.connections` / `.max.connection.creation.rate`, by listener name. */
+  listenerLimits?: ReadonlyMap<string, ListenerLimits>;
   /** inter.broker.listener.name: exempt from the broker-wide limits when there are other listeners. */
   interBrokerListenerName?: string;
   /** quota.window.num / quota.window.size.seconds, for the ips' connection_creation_rate quotas. */
@@ -109,6 +111,8 @@ export class SocketServer {
   private stopped = false;
   private readonly headroom: DescriptorHeadroom;
   private readonly authFailures: AuthenticationFailureLog;
+  /** Each SASL listener's settings, replaced by a dynamic change (reconfigureListenerSasl). */
+  private readonly saslListeners: Map<string, { listener: ListenerSasl; createServer: SaslServerFactory }>;
 
   /** Requests waiting in the request channel (RequestChannel's RequestQueueSize gauge). */
   get requestQueueSize(): number {
@@ -120,6 +124,7 @@ export class SocketServer {
     private readonly dispatcher: RequestDispatcher,
   ) {
     this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.saslListeners = new Map(options.saslListeners ?? []);
     this.headroom = new DescriptorHeadroom(this.clock);
     this.authFailures = new AuthenticationFailureLog(this.clock);
     this.limits = {
@@ -141,13 +146,14 @@ export class SocketServer {
         maxConnectionsPerIp: this.options.maxConnectionsPerIp ?? INT_MAX,
         maxConnectionsPerIpOverrides: await resolveOverrides(this.options.maxConnectionsPerIpOverrides ?? new Map()),
         maxConnectionCreationRate: this.options.maxConnectionCreationRate ?? INT_MAX,
+        ...(this.options.listenerLimits === undefined ? {} : { listenerLimits: this.options.listenerLimits }),
         ...(this.options.quotaWindow === undefined ? {} : { quotaWindow: this.options.quotaWindow }),
         ...(this.options.listeners.length > 1 && this.options.interBrokerListenerName !== undefined ? { protectedListener: this.options.interBrokerListenerName } : {}),
       },
       this.clock,
     );
     for (const endPoint of this.options.listeners) {
-      if (endPoint.securityProtocol.startsWith('SASL_') && this.options.saslListeners?.get(endPoint.listenerName) === undefined) {
+      if (endPoint.securityProtocol.startsWith('SASL_') && this.saslListeners.get(endPoint.listenerName) === undefined) {
         throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol} but has no SASL configuration`);
       }
       const listener: BoundListener = { endPoint, server: undefined as unknown as Server, port: endPoint.port };
@@ -226,10 +232,30 @@ export class SocketServer {
    * The connection limits changed (dynamic max.connections, max.connections.per.ip or its overrides): they apply
    * to the connections accepted from now on; Kafka does not close the ones already open.
    */
-  async reconfigureConnectionLimits(limits: { maxConnections: number; maxConnectionsPerIp: number; maxConnectionsPerIpOverrides: ReadonlyMap<string, number> }): Promise<void> {
+  async reconfigureConnectionLimits(limits: {
+    maxConnections: number;
+    maxConnectionsPerIp: number;
+    maxConnectionsPerIpOverrides: ReadonlyMap<string, number>;
+    maxConnectionCreationRate: number;
+    listenerLimits: ReadonlyMap<string, ListenerLimits>;
+  }): Promise<void> {
     const overrides = await resolveOverrides(limits.maxConnectionsPerIpOverrides);
-    this.quotas?.updateLimits({ maxConnections: limits.maxConnections, maxConnectionsPerIp: limits.maxConnectionsPerIp, maxConnectionsPerIpOverrides: overrides });
-    this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Updated connection limits: max.connections=${limits.maxConnections}, max.connections.per.ip=${limits.maxConnectionsPerIp}, max.connections.per.ip.overrides=${[...limits.maxConnectionsPerIpOverrides].map(([h, n]) => `${h}:${n}`).join(',')}`);
+    this.quotas?.updateLimits({ ...limits, maxConnectionsPerIpOverrides: overrides });
+    const own = [...limits.listenerLimits].map(([l, v]) => `${l}(max.connections=${v.maxConnections ?? '-'}, max.connection.creation.rate=${v.maxConnectionCreationRate ?? '-'})`).join(', ');
+    this.logger.info(
+      `[SocketServer brokerId=${this.options.brokerId}] Updated connection limits: max.connections=${limits.maxConnections}, max.connections.per.ip=${limits.maxConnectionsPerIp}, max.connections.per.ip.overrides=${[...limits.maxConnectionsPerIpOverrides].map(([h, n]) => `${h}:${n}`).join(',')}, max.connection.creation.rate=${limits.maxConnectionCreationRate}${own === '' ? '' : `, listeners: ${own}`}`,
+    );
+  }
+
+  /**
+   * A SASL listener's mechanisms or JAAS entries changed (dynamic `listener.name.<l>.sasl.enabled.mechanisms`,
+   * `listener.name.<l>.<mechanism>.sasl.jaas.config`): connections accepted from now on authenticate with them;
+   * open ones keep the session they authenticated (Kafka's SaslChannelBuilder reconfigure).
+   */
+  reconfigureListenerSasl(listenerName: string, sasl: { listener: ListenerSasl; createServer: SaslServerFactory }): void {
+    if (!this.options.listeners.some((l) => l.listenerName === listenerName && l.securityProtocol.startsWith('SASL_'))) throw new Error(`Listener ${listenerName} does not use SASL`);
+    this.saslListeners.set(listenerName, sasl);
+    this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Reconfigured SASL of listener ${listenerName}: mechanisms ${sasl.listener.enabledMechanisms.join(',')}`);
   }
 
   /** A connection_creation_rate quota of an ip, or of every ip (`ip` undefined) without its own (KIP-612). */
@@ -329,7 +355,7 @@ export class SocketServer {
       return;
     }
     // The quota slot is the TCP socket's, whether or not its handshake succeeds.
-    socket.once('close', () => this.quotas?.release(remote));
+    socket.once('close', () => this.quotas?.release(remote, endPoint.listenerName));
     tls.server.emit('connection', socket);
   }
 
@@ -378,7 +404,7 @@ export class SocketServer {
       clientSoftwareVersion: 'unknown',
       principal,
     };
-    const sasl = endPoint.securityProtocol.startsWith('SASL_') ? this.options.saslListeners?.get(endPoint.listenerName) : undefined;
+    const sasl = endPoint.securityProtocol.startsWith('SASL_') ? this.saslListeners.get(endPoint.listenerName) : undefined;
     const authenticator =
       sasl === undefined ? undefined : new SaslServerAuthenticator({ ...sasl, dispatcher: this.dispatcher, clock: this.clock, failures: this.authFailures }, context);
     const connection = new Connection(
@@ -391,7 +417,7 @@ export class SocketServer {
       this.processorLogger,
       (c) => {
         this.connections.delete(c);
-        if (releaseQuota) this.quotas?.release(remote);
+        if (releaseQuota) this.quotas?.release(remote, endPoint.listenerName);
       },
       authenticator,
     );
@@ -438,6 +464,10 @@ function refusalMessage(remote: string, r: ConnectionRefusal): string {
       return `Rejected connection from /${remote}, the broker already has the configured maximum of ${r.limit} connections (max.connections).`;
     case 'rate':
       return `Rejected connection from /${remote}, more than max.connection.creation.rate=${r.limit} new connections in the last second.`;
+    case 'listener':
+      return `Rejected connection from /${remote}, listener ${r.listener} already has the configured maximum of ${r.limit} connections (listener.name.${r.listener.toLowerCase()}.max.connections).`;
+    case 'listener-rate':
+      return `Rejected connection from /${remote}, more than listener.name.${r.listener.toLowerCase()}.max.connection.creation.rate=${r.limit} new connections in the last second on listener ${r.listener}.`;
     case 'ip-rate':
       return `Delaying closing of connection from /${remote} for ${r.throttleMs} ms (over its connection_creation_rate quota of ${r.limit} per second)`;
   }

@@ -3,6 +3,8 @@ import { KafkaConfig } from './kafka-config';
 import { KAFKA_CONFIG_DEFS } from './kafka-config-defs';
 import { brokerLogConfigDefaults, createLogConfig, LogConfigDefaults, TopicConfigKey } from './log-config';
 import { KafkaError } from '../kafka-error';
+import { getLogger } from '../logging/logging';
+import { PasswordEncoder } from './password-encoder';
 
 const DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]));
 
@@ -59,7 +61,7 @@ export const LOG_CLEANER_CONFIGS = [
   'log.cleaner.io.max.bytes.per.second', 'log.cleaner.backoff.ms',
 ] as const;
 /** The socket server's connection limits (SocketServer / DynamicConnectionQuota reconfigurable configs). */
-export const CONNECTION_QUOTA_CONFIGS = ['max.connections', 'max.connections.per.ip', 'max.connections.per.ip.overrides'] as const;
+export const CONNECTION_QUOTA_CONFIGS = ['max.connections', 'max.connections.per.ip', 'max.connections.per.ip.overrides', 'max.connection.creation.rate'] as const;
 
 /** DynamicBrokerConfig.AllDynamicConfigs (2.8): the KafkaConfig keys a broker may take at run time. */
 export const ALL_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
@@ -73,10 +75,16 @@ export const ALL_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
   // SocketServer.ReconfigurableConfigs and DynamicMetricsReporters
   'max.connections.per.ip', 'max.connections.per.ip.overrides', 'metric.reporters',
 ]);
+/** DynamicBrokerConfig.ClusterLevelListenerConfigs: listener keys that may also be set at the cluster default. */
+const CLUSTER_LEVEL_LISTENER_CONFIGS: ReadonlySet<string> = new Set(['max.connections', 'max.connection.creation.rate', 'num.network.threads']);
 /** DynamicBrokerConfig.PerBrokerConfigs: only settable for one broker id, never at the cluster default. */
-const PER_BROKER_CONFIGS: ReadonlySet<string> = new Set(
-  [...DYNAMIC_SECURITY_CONFIGS, ...DYNAMIC_LISTENER_CONFIGS].filter((k) => k !== 'max.connections' && k !== 'max.connection.creation.rate'),
-);
+const PER_BROKER_CONFIGS: ReadonlySet<string> = new Set([...DYNAMIC_SECURITY_CONFIGS, ...DYNAMIC_LISTENER_CONFIGS].filter((k) => !CLUSTER_LEVEL_LISTENER_CONFIGS.has(k)));
+/** DynamicBrokerConfig.DynamicPasswordConfigs: the dynamic keys of type PASSWORD, stored encoded. */
+const DYNAMIC_PASSWORD_CONFIGS = [...ALL_DYNAMIC_CONFIGS].filter((k) => DEFS.get(k)?.type === 'password');
+/** DynamicBrokerConfig.isPasswordConfig: a password key, prefixed (`listener.name.<l>.<mech>.sasl.jaas.config`) or not. */
+export function isPasswordConfig(name: string): boolean {
+  return DYNAMIC_PASSWORD_CONFIGS.some((k) => name.endsWith(k));
+}
 /** DynamicConfig.Broker's own keys (not KafkaConfig keys): the replication throttles, LONG at least 0. */
 export const LEADER_REPLICATION_THROTTLED_RATE = 'leader.replication.throttled.rate';
 export const FOLLOWER_REPLICATION_THROTTLED_RATE = 'follower.replication.throttled.rate';
@@ -93,7 +101,11 @@ const BROKER_QUOTA_DEFS = new Map<string, ConfigKey>(
  * re-partitioned) and the log cleaner's keys (the cleaner restarts with them). num.io.threads,
  * num.network.threads, num.recovery.threads.per.data.dir and background.threads size no pool here (Node runs one
  * event loop): they are validated as Kafka's thread pools are, stored and reported by DescribeConfigs.
- * Listeners, SSL/SASL, max.connection.creation.rate and metric.reporters are refused rather than stored unapplied.
+ * max.connection.creation.rate and, per listener, `listener.name.<l>.max.connections` and
+ * `listener.name.<l>.max.connection.creation.rate` apply to new connections at once. metric.reporters is
+ * accepted only empty: any class named fails the reconfiguration check as a class Kafka cannot load does
+ * (validateReconfiguration). The listeners themselves (listeners, advertised.listeners,
+ * listener.security.protocol.map) and the other SSL/SASL keys are refused rather than stored unapplied.
  */
 export const APPLIED_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
   ...DYNAMIC_LOG_CONFIGS,
@@ -101,16 +113,27 @@ export const APPLIED_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
   ...THREAD_POOL_CONFIGS,
   ...LOG_CLEANER_CONFIGS,
   ...CONNECTION_QUOTA_CONFIGS,
+  'metric.reporters',
+  'sasl.enabled.mechanisms',
   'ssl.keystore.location', 'ssl.keystore.type', 'ssl.truststore.location', 'ssl.truststore.type',
+  'ssl.keystore.password', 'ssl.key.password', 'ssl.truststore.password',
 ]);
 
 /**
- * The SSL keys a broker reloads at run time (a keystore or truststore swapped for another file): for one
- * listener as `listener.name.<l>.<key>`, or for every TLS listener without its own. Passwords are not among
- * them: Kafka stores dynamic passwords encoded with password.encoder.secret, which kafka-ts does not do, so a
- * new store must keep the current password.
+ * The SSL keys a broker reloads at run time (a keystore or truststore swapped for another file, or its
+ * password): for one listener as `listener.name.<l>.<key>`, or for every TLS listener without its own. The
+ * passwords are stored in ZooKeeper encoded with password.encoder.secret (PasswordEncoder), as Kafka stores them.
  */
-export const RELOADABLE_SSL_CONFIGS: ReadonlySet<string> = new Set(['ssl.keystore.location', 'ssl.keystore.type', 'ssl.truststore.location', 'ssl.truststore.type']);
+export const RELOADABLE_SSL_CONFIGS: ReadonlySet<string> = new Set([
+  'ssl.keystore.location', 'ssl.keystore.type', 'ssl.truststore.location', 'ssl.truststore.type', 'ssl.keystore.password', 'ssl.key.password', 'ssl.truststore.password',
+]);
+/** The connection limits a listener may have of its own (`listener.name.<l>.<key>`, ListenerConnectionQuota). */
+export const LISTENER_CONNECTION_QUOTA_CONFIGS: ReadonlySet<string> = new Set(['max.connections', 'max.connection.creation.rate']);
+
+/** A listener's SASL keys a broker applies at run time: its mechanisms and each mechanism's JAAS entry. */
+export function isDynamicListenerSaslKey(key: string): boolean {
+  return key === 'sasl.enabled.mechanisms' || /^[a-z0-9-]+\.sasl\.jaas\.config$/.test(key);
+}
 
 /** `listener.name.<listener>.<key>` split into the listener (lower case, as written) and the key. */
 export function listenerPrefixedKey(name: string): { listener: string; key: string } | undefined {
@@ -121,7 +144,7 @@ export function listenerPrefixedKey(name: string): { listener: string; key: stri
 /** Whether this broker applies a dynamic key (a listener-prefixed key counts as its base key). */
 export function isAppliedDynamicConfig(name: string): boolean {
   const prefixed = listenerPrefixedKey(name);
-  if (prefixed !== undefined) return RELOADABLE_SSL_CONFIGS.has(prefixed.key);
+  if (prefixed !== undefined) return RELOADABLE_SSL_CONFIGS.has(prefixed.key) || LISTENER_CONNECTION_QUOTA_CONFIGS.has(prefixed.key) || isDynamicListenerSaslKey(prefixed.key);
   return APPLIED_DYNAMIC_CONFIGS.has(name);
 }
 
@@ -152,6 +175,12 @@ export function validateReconfiguration(current: KafkaConfig, next: KafkaConfig)
       if (numThreads < Math.trunc(currentThreads / 2)) throw new ConfigException(`Log cleaner threads cannot be reduced to less than half the current value ${currentThreads}`);
       if (numThreads > currentThreads * 2) throw new ConfigException(`Log cleaner threads cannot be increased to more than double the current value ${currentThreads}`);
     }
+    // DynamicMetricsReporters loads every class named; there are no Java classes here, so none loads, and
+    // processReconfigurable reports the failure as Kafka does for a class that is not found.
+    const reporters = next.get('metric.reporters');
+    if (reporters.join(',') !== current.get('metric.reporters').join(',') && reporters.length > 0) {
+      throw new ConfigException('Validation of dynamic config update of Set(metric.reporters) failed with class class kafka.server.DynamicMetricsReporters', new Error(`java.lang.ClassNotFoundException: ${reporters[0] ?? ''}`));
+    }
   } catch (e) {
     throw new ConfigException('Invalid dynamic configuration', e);
   }
@@ -179,8 +208,12 @@ export function brokerConfigSynonyms(name: string): string[] {
       return ['log.flush.interval.ms', 'log.flush.scheduler.interval.ms'];
     case 'log.retention.ms':
       return ['log.retention.ms', 'log.retention.minutes', 'log.retention.hours'];
-    default:
-      return [name];
+    default: {
+      // matchListenerOverride: a listener key's base key (a mechanism's JAAS entry's sasl.jaas.config) follows it.
+      const prefixed = listenerPrefixedKey(name);
+      if (prefixed === undefined) return [name];
+      return [name, prefixed.key.endsWith('.sasl.jaas.config') ? 'sasl.jaas.config' : prefixed.key];
+    }
   }
 }
 
@@ -205,7 +238,7 @@ export function validateDynamicBrokerKeys(props: ReadonlyMap<string, string>, pe
     if (def !== undefined) parseKey({ ...def, name: k }, props.get(k));
   }
   if (!perBrokerConfig) {
-    const perBroker = keys.filter((k) => PER_BROKER_CONFIGS.has(base(k)) || listenerPrefixedKey(k) !== undefined);
+    const perBroker = keys.filter((k) => PER_BROKER_CONFIGS.has(k) || (listenerPrefixedKey(k) !== undefined && !CLUSTER_LEVEL_LISTENER_CONFIGS.has(base(k))));
     if (perBroker.length > 0) throw new ConfigException(`Cannot update these configs at default cluster level, broker id must be specified: ${scalaSet(perBroker)}`);
   }
   const unapplied = keys.filter((k) => !isAppliedDynamicConfig(k));
@@ -248,9 +281,15 @@ export class DynamicBrokerConfig {
   private readonly validators: ((current: KafkaConfig, next: KafkaConfig) => void)[] = [];
   /** Kafka's staticDefaultConfigs: every key's default that is a value (null defaults are left out). */
   private readonly staticDefaults: ReadonlyMap<string, string>;
+  /** password.encoder.secret's encoder (and password.encoder.old.secret's, to read what it stored). */
+  private readonly encoder: PasswordEncoder | undefined;
+  private readonly oldEncoder: PasswordEncoder | undefined;
+  private readonly log = getLogger('kafka.server.DynamicBrokerConfig');
 
   constructor(readonly staticConfig: KafkaConfig) {
     this.currentConfig = staticConfig;
+    this.encoder = passwordEncoder(staticConfig, 'password.encoder.secret');
+    this.oldEncoder = passwordEncoder(staticConfig, 'password.encoder.old.secret');
     this.logDefaults = { ...brokerLogConfigDefaults(staticConfig) };
     this.staticDefaults = new Map(KAFKA_CONFIG_DEFS.filter((d) => typeof d.defaultText === 'string').map((d) => [d.name, d.defaultText as string]));
   }
@@ -331,9 +370,43 @@ export class DynamicBrokerConfig {
     return first < 0 ? [] : all.slice(first);
   }
 
-  /** Stored entries this broker does not apply (written by another tool, say) are left out. */
+  /**
+   * DynamicBrokerConfig.toPersistentProps: the set as written to ZooKeeper, each password encoded with
+   * password.encoder.secret (a password at the cluster default, or without a secret, is refused).
+   */
+  toPersistentProps(props: ReadonlyMap<string, string>, perBrokerConfig: boolean): Map<string, string> {
+    const out = new Map(props);
+    for (const [name, value] of props) {
+      if (!isPasswordConfig(name)) continue;
+      if (!perBrokerConfig) throw new ConfigException('Password config can be defined only at broker level');
+      if (this.encoder === undefined) throw new ConfigException('Password encoder secret not configured');
+      out.set(name, this.encoder.encode(value));
+    }
+    return out;
+  }
+
+  /**
+   * DynamicBrokerConfig.fromPersistentProps' password decoding: a stored password is decoded with
+   * password.encoder.secret (or the old secret); one that does not decode is logged and left out, as Kafka does.
+   */
+  fromPersistentProps(props: ReadonlyMap<string, string>): Map<string, string> {
+    const out = new Map(props);
+    for (const [name, value] of props) {
+      if (!isPasswordConfig(name)) continue;
+      const decoded = [this.encoder, this.oldEncoder].map((e) => tryDecode(e, value)).find((v) => v !== undefined);
+      if (decoded === undefined) {
+        this.log.error(`Dynamic password config ${name} could not be decoded, ignoring.`);
+        out.delete(name);
+      } else {
+        out.set(name, decoded);
+      }
+    }
+    return out;
+  }
+
+  /** Stored entries this broker does not apply (written by another tool, say) are left out; passwords decoded. */
   private usable(props: ReadonlyMap<string, string>): Map<string, string> {
-    return new Map([...props].filter(([k]) => isAppliedDynamicConfig(k)));
+    return this.fromPersistentProps(new Map([...props].filter(([k]) => isAppliedDynamicConfig(k))));
   }
 
   private merge(dynamicDefault: ReadonlyMap<string, string>, dynamicBroker: ReadonlyMap<string, string>): KafkaConfig {
@@ -353,5 +426,27 @@ export class DynamicBrokerConfig {
     this.currentConfig = config;
     Object.assign(this.logDefaults, defaults);
     for (const l of this.listeners) l(config);
+  }
+}
+
+/** The encoder of a password.encoder secret key with the password.encoder.* settings, none without the secret. */
+function passwordEncoder(config: KafkaConfig, secretKey: 'password.encoder.secret' | 'password.encoder.old.secret'): PasswordEncoder | undefined {
+  const secret = config.get(secretKey);
+  if (secret === null || secret === undefined) return undefined;
+  return new PasswordEncoder({
+    secret: String(secret),
+    keyFactoryAlgorithm: config.get('password.encoder.keyfactory.algorithm'),
+    cipherAlgorithm: config.get('password.encoder.cipher.algorithm'),
+    keyLength: config.get('password.encoder.key.length'),
+    iterations: config.get('password.encoder.iterations'),
+  });
+}
+
+function tryDecode(encoder: PasswordEncoder | undefined, value: string): string | undefined {
+  if (encoder === undefined) return undefined;
+  try {
+    return encoder.decode(value);
+  } catch {
+    return undefined;
   }
 }

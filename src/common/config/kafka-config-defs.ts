@@ -195,6 +195,11 @@ export const KAFKA_CONFIG_DEFS = [
   k('sasl.jaas.config', 'password', null),
   k('connections.max.reauth.ms', 'long', '0'),
   k('password.encoder.secret', 'password', null),
+  k('password.encoder.old.secret', 'password', null),
+  k('password.encoder.keyfactory.algorithm', 'string', null),
+  k('password.encoder.cipher.algorithm', 'string', 'AES/CBC/PKCS5Padding'),
+  k('password.encoder.key.length', 'int', '128', atLeast(8)),
+  k('password.encoder.iterations', 'int', '4096', atLeast(1024)),
   // Delegation tokens (KIP-48); 2.8 reads secret.key first and master.key, its deprecated name (KIP-681), after.
   k('delegation.token.secret.key', 'password', null),
   k('delegation.token.master.key', 'password', null),

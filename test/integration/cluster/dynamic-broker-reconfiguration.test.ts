@@ -4,6 +4,9 @@ import { runTool } from '../../helpers/run-tool';
 import { TestCluster } from '../../helpers/test-cluster';
 import { waitUntil } from '../../helpers/wait-until';
 import { RawConnection, requestFrame } from '../../helpers/raw-connection';
+import { BrokerProcess } from '../../helpers/broker-process';
+import { freePort } from '../../helpers/free-port';
+import { readJson } from '../../helpers/zk-inspect';
 
 const API_VERSIONS_V0 = (correlationId: number): Buffer => requestFrame(18, 0, correlationId, Buffer.alloc(0));
 
@@ -42,10 +45,15 @@ async function connectMany(port: number, n: number): Promise<{ served: RawConnec
   return { served, refused };
 }
 
+const PLAIN = 'org.apache.kafka.common.security.plain.PlainLoginModule required';
+const JAAS_KEY = 'listener.name.sasl_plaintext.plain.sasl.jaas.config';
+
 /**
  * Dynamic broker configs applied live on 3 brokers, set with kafka-configs --entity-default: the per-IP
- * connection limit (new connections judged at once, open ones kept), num.replica.fetchers (the fetchers
- * re-partitioned while replication goes on), and a thread count Kafka refuses.
+ * connection limit (new connections judged at once, open ones kept), max.connection.creation.rate,
+ * num.replica.fetchers (the fetchers re-partitioned while replication goes on), and a thread count Kafka
+ * refuses. A fourth broker with a SASL_PLAINTEXT listener and password.encoder.secret takes a new PLAIN user
+ * through its listener's JAAS entry, stored encoded.
  */
 describe('dynamic broker reconfiguration: connection limits and thread pools without restart', () => {
   let cluster: TestCluster;
@@ -62,8 +70,27 @@ describe('dynamic broker reconfiguration: connection limits and thread pools wit
     expect(created.code).toBe(0);
     await cluster.waitForLeaders(TOPIC, 4);
     kafka = new Kafka({ clientId: 'reconfigure-test', brokers: cluster.bootstrap.split(','), logLevel: logLevel.NOTHING });
+    // After the topic, so that none of its replicas land here.
+    const port = await freePort();
+    saslPort = await freePort();
+    saslBroker = await BrokerProcess.start({
+      brokerId: 3,
+      zkConnect: cluster.zkConnect,
+      port,
+      props: {
+        listeners: `PLAINTEXT://127.0.0.1:${port},SASL_PLAINTEXT://127.0.0.1:${saslPort}`,
+        'sasl.enabled.mechanisms': 'PLAIN',
+        [JAAS_KEY]: `${PLAIN} user_admin="admin-secret";`,
+        'password.encoder.secret': 'encoder-secret',
+      },
+    });
   }, 120000);
-  afterAll(async () => cluster?.close());
+  afterAll(async () => {
+    await saslBroker?.child.stop();
+    await cluster?.close();
+  });
+  let saslBroker: BrokerProcess | undefined;
+  let saslPort = 0;
 
   it(`max.connections.per.ip=${N} at the cluster default: the connection past it is closed at accept, open ones stay`, async () => {
     const port = cluster.broker(0).port;
@@ -145,4 +172,48 @@ describe('dynamic broker reconfiguration: connection limits and thread pools wit
     const described = await configs('--describe');
     expect(described.output).toContain('num.replica.fetchers=2 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:num.replica.fetchers=2');
   }, 120000);
+
+  it('max.connection.creation.rate at the cluster default: a burst past it is refused at once, lifted on delete', async () => {
+    const port = cluster.broker(0).port;
+    const burst = async (): Promise<{ served: number; refused: number }> => {
+      const r = await connectMany(port, 10);
+      for (const c of r.served) c.close();
+      return { served: r.served.length, refused: r.refused };
+    };
+    expect((await burst()).refused).toBe(0);
+    expect((await configs('--alter', '--add-config', 'max.connection.creation.rate=4')).code).toBe(0);
+    await waitUntil(async () => (await burst()).refused > 0, { timeoutMs: 30000, intervalMs: 1100, message: 'a burst of 10 connections refused past 4 per second' });
+    expect(cluster.broker(0).child.output()).toContain('Rejected connection from /127.0.0.1, more than max.connection.creation.rate=4 new connections in the last second.');
+    const described = await configs('--describe');
+    expect(described.output).toContain('max.connection.creation.rate=4 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:max.connection.creation.rate=4');
+    expect((await configs('--alter', '--delete-config', 'max.connection.creation.rate')).code).toBe(0);
+    await waitUntil(async () => (await burst()).refused === 0, { timeoutMs: 30000, intervalMs: 1100, message: 'the rate lifted' });
+  }, 90000);
+
+  it('a PLAIN user added live through listener.name.<l>.plain.sasl.jaas.config logs in; the entry is stored encoded', async () => {
+    const login = async (username: string, password: string): Promise<number> => {
+      const admin = new Kafka({ clientId: 'sasl-live', brokers: [`127.0.0.1:${saslPort}`], sasl: { mechanism: 'plain', username, password }, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+      await admin.connect();
+      try {
+        return (await admin.describeCluster()).brokers.length;
+      } finally {
+        await admin.disconnect();
+      }
+    };
+    expect(await login('admin', 'admin-secret')).toBe(1);
+    await expect(login('dave', 'dave-secret')).rejects.toThrow();
+    const bootstrap = `127.0.0.1:${(saslBroker as BrokerProcess).port}`;
+    const tool = (...args: string[]): ReturnType<typeof runTool> => runTool('kafka-configs', ['--bootstrap-server', bootstrap, '--entity-type', 'brokers', '--entity-name', '3', ...args]);
+    const altered = await tool('--alter', '--add-config', `${JAAS_KEY}=[${PLAIN} user_admin="admin-secret" user_dave="dave-secret";]`);
+    expect(altered.output.trim().split('\n').pop()).toBe('Completed updating config for broker 3.');
+    await waitUntil(async () => (await login('dave', 'dave-secret').catch(() => 0)) === 1, { timeoutMs: 30000, message: 'dave logs in with the new JAAS entry' });
+    // Kafka's PasswordEncoder form in ZooKeeper, never the text; DescribeConfigs hides it.
+    const node = (await readJson(cluster.zk, `${cluster.chroot}/config/brokers/3`)) as { config: Record<string, string> } | null;
+    const stored = node?.config[JAAS_KEY] ?? '';
+    expect(stored).toMatch(/^encryptedPassword:[^,]+,passwordLength:\d+,salt:[^,]+,keyLength:128,iterations:4096,cipherAlgorithm:AES\/CBC\/PKCS5Padding,keyFactoryAlgorithm:PBKDF2WithHmacSHA512,initializationVector:/);
+    expect(stored).not.toContain('dave-secret');
+    expect((await tool('--describe')).output).toContain(`${JAAS_KEY}=null sensitive=true synonyms={DYNAMIC_BROKER_CONFIG:${JAAS_KEY}=null`);
+    // admin, still in the new entry, logs in as before.
+    expect(await login('admin', 'admin-secret')).toBe(1);
+  }, 90000);
 });

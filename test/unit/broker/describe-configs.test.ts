@@ -87,3 +87,26 @@ describe('DescribeConfigs sources and synonyms (ZkAdminManager.createTopicConfig
     expect(defaults['retention.ms']).toBe(1000);
   });
 });
+
+describe('DescribeConfigs of listener keys and dynamic passwords (KafkaConfig.configType, brokerConfigSynonyms)', () => {
+  it("a listener's limit has its base key's type and synonym; a JAAS entry is a sensitive password", () => {
+    const d = new DynamicBrokerConfig(
+      KafkaConfig.fromProperties(new Map([['zookeeper.connect', 'zk:2181'], ['broker.id', '1'], ['password.encoder.secret', 's'], ['max.connections', '100']])),
+    );
+    const jaas = 'listener.name.sasl_plaintext.plain.sasl.jaas.config';
+    d.updateBrokerConfig(d.toPersistentProps(new Map([['listener.name.plaintext.max.connections', '7'], [jaas, 'secret-jaas']]), true));
+    const entries = brokerConfigEntries(d, true, true);
+    expect(entries.find((e) => e.name === 'listener.name.plaintext.max.connections')).toMatchObject({
+      value: '7',
+      configSource: 2,
+      isSensitive: false,
+      configType: 3,
+      synonyms: [
+        { name: 'listener.name.plaintext.max.connections', value: '7', source: 2 },
+        { name: 'max.connections', value: '100', source: 4 },
+        { name: 'max.connections', value: '2147483647', source: 5 },
+      ],
+    });
+    expect(entries.find((e) => e.name === jaas)).toMatchObject({ value: null, configSource: 2, isSensitive: true, configType: 9, synonyms: [{ name: jaas, value: null, source: 2 }] });
+  });
+});

@@ -23,7 +23,8 @@ describe('DynamicBrokerConfig reconfiguration checks (DynamicThreadPool, SocketS
     for (const k of ['num.io.threads', 'num.network.threads', 'num.replica.fetchers', 'background.threads', 'num.recovery.threads.per.data.dir', 'max.connections', 'max.connections.per.ip', 'max.connections.per.ip.overrides', 'log.cleaner.threads', 'log.cleaner.io.max.bytes.per.second', 'log.cleaner.dedupe.buffer.size', 'log.cleaner.io.buffer.size', 'log.cleaner.io.buffer.load.factor', 'log.cleaner.backoff.ms']) {
       expect(APPLIED_DYNAMIC_CONFIGS.has(k)).toBe(true);
     }
-    for (const k of ['max.connection.creation.rate', 'metric.reporters', 'listeners']) expect(APPLIED_DYNAMIC_CONFIGS.has(k)).toBe(false);
+    for (const k of ['max.connection.creation.rate', 'metric.reporters']) expect(APPLIED_DYNAMIC_CONFIGS.has(k)).toBe(true);
+    for (const k of ['listeners', 'advertised.listeners', 'listener.security.protocol.map', 'ssl.cipher.suites']) expect(APPLIED_DYNAMIC_CONFIGS.has(k)).toBe(false);
   });
 
   it.each([
@@ -74,5 +75,41 @@ describe('DynamicBrokerConfig reconfiguration checks (DynamicThreadPool, SocketS
     expect(seen).toEqual([7]);
     expect(config.current.get('log.cleaner.backoff.ms')).toBe(500);
     expect(config.configSynonyms('max.connections.per.ip', false)[0]).toEqual({ name: 'max.connections.per.ip', value: '7', source: 3 });
+  });
+});
+
+describe('DynamicBrokerConfig passwords (password.encoder.secret), listener keys and metric.reporters', () => {
+  const JAAS = 'listener.name.sasl_plaintext.plain.sasl.jaas.config';
+
+  it('stores passwords encoded, reads them decoded, and refuses them without a secret or at the default', () => {
+    const withSecret = broker([['password.encoder.secret', 'enc-secret']]);
+    const persisted = withSecret.toPersistentProps(new Map([[JAAS, 'secret-jaas'], ['listener.name.ssl.ssl.key.password', 'k3y'], ['max.connections', '5']]), true);
+    expect(persisted.get('max.connections')).toBe('5');
+    expect(persisted.get(JAAS)).toMatch(/^encryptedPassword:.*,keyFactoryAlgorithm:PBKDF2WithHmacSHA512,initializationVector:/);
+    expect(withSecret.fromPersistentProps(persisted)).toEqual(new Map([[JAAS, 'secret-jaas'], ['listener.name.ssl.ssl.key.password', 'k3y'], ['max.connections', '5']]));
+    // Applied from ZooKeeper: the merged config holds the decoded value.
+    withSecret.updateBrokerConfig(persisted);
+    expect(withSecret.current.originals.get(JAAS)).toBe('secret-jaas');
+    // Another secret cannot read it: that entry is left out, the rest applies.
+    const other = broker([['password.encoder.secret', 'other']]);
+    other.updateBrokerConfig(persisted);
+    expect(other.current.originals.has(JAAS)).toBe(false);
+    expect(other.current.get('max.connections')).toBe(5);
+    // password.encoder.old.secret still reads what the previous secret stored.
+    expect(broker([['password.encoder.secret', 'new'], ['password.encoder.old.secret', 'enc-secret']]).fromPersistentProps(persisted).get(JAAS)).toBe('secret-jaas');
+    expect(() => broker().toPersistentProps(new Map([[JAAS, 'x']]), true)).toThrow(new ConfigException('Password encoder secret not configured'));
+    expect(() => withSecret.toPersistentProps(new Map([['ssl.keystore.password', 'x']]), false)).toThrow(new ConfigException('Password config can be defined only at broker level'));
+  });
+
+  it('takes max.connection.creation.rate and listener connection limits at the default, listener SASL keys per broker only', () => {
+    expect(refusal(broker(), [['max.connection.creation.rate', '10'], ['listener.name.external.max.connections', '3'], ['listener.name.external.max.connection.creation.rate', '2']])).toBeUndefined();
+    expect(refusal(broker(), [['listener.name.external.max.connections', '-1']], true)).toEqual(['Invalid value -1 for configuration listener.name.external.max.connections: Value must be at least 0', undefined]);
+    expect(refusal(broker(), [[JAAS, 'x']])).toEqual([`Cannot update these configs at default cluster level, broker id must be specified: Set(${JAAS})`, undefined]);
+    expect(() => broker().validate(new Map([['listener.name.external.ssl.cipher.suites', 'x']]), true)).toThrow('These dynamic broker configs are not supported by this broker: listener.name.external.ssl.cipher.suites');
+  });
+
+  it("refuses a metric reporter class as Kafka does for one it cannot load; an empty list is fine", () => {
+    expect(refusal(broker(), [['metric.reporters', 'com.example.Reporter']])).toEqual(['Invalid dynamic configuration', 'Validation of dynamic config update of Set(metric.reporters) failed with class class kafka.server.DynamicMetricsReporters']);
+    expect(refusal(broker(), [['metric.reporters', '']])).toBeUndefined();
   });
 });

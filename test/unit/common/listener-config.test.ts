@@ -72,13 +72,14 @@ describe("listener validation (KafkaConfig.validateValues' messages)", () => {
 });
 
 describe('dynamic listener SSL keys', () => {
-  it('takes listener.name.<l>.ssl.keystore.location per broker only, and not passwords', () => {
+  it('takes listener.name.<l>.ssl.keystore.location and its password per broker only', () => {
     expect(isAppliedDynamicConfig('listener.name.ssl.ssl.keystore.location')).toBe(true);
     expect(() => validateDynamicBrokerKeys(new Map([['listener.name.ssl.ssl.keystore.location', '/new.jks']]), true)).not.toThrow();
     expect(() => validateDynamicBrokerKeys(new Map([['listener.name.ssl.ssl.keystore.location', '/new.jks']]), false)).toThrow(
       'Cannot update these configs at default cluster level, broker id must be specified: Set(listener.name.ssl.ssl.keystore.location)',
     );
-    expect(() => validateDynamicBrokerKeys(new Map([['listener.name.ssl.ssl.keystore.password', 'x']]), true)).toThrow('These dynamic broker configs are not supported by this broker: listener.name.ssl.ssl.keystore.password');
+    expect(() => validateDynamicBrokerKeys(new Map([['listener.name.ssl.ssl.keystore.password', 'x']]), true)).not.toThrow();
+    expect(() => validateDynamicBrokerKeys(new Map([['listener.name.ssl.ssl.keystore.password', 'x']]), false)).toThrow('Cannot update these configs at default cluster level');
     expect(() => validateDynamicBrokerKeys(new Map([['listener.name.ssl.ssl.client.auth', 'always']]), true)).toThrow('Invalid value always for configuration listener.name.ssl.ssl.client.auth: String must be one of: required, requested, none');
   });
 });

@@ -1,3 +1,4 @@
+import { PasswordEncoder } from '../../../src/common/config/password-encoder';
 import { CliError } from '../../../src/tools/cli';
 import {
   checkConfigCommandArgs,
@@ -129,6 +130,23 @@ describe('kafka-configs --zookeeper (alterConfigWithZk / describeConfigWithZk)',
     expect(config(zk, '/config/brokers/5')).toEqual({ 'log.retention.ms': '60000' });
   });
 
+  it('encodes a broker password with the password.encoder.secret given alongside, which is not stored (preProcessBrokerConfigs)', async () => {
+    const { zk, run } = setup();
+    const key = 'listener.name.sasl_plaintext.plain.sasl.jaas.config';
+    const jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_bob="bob-secret";';
+    const refused = await run({ alter: true, entityType: ['brokers'], entityName: ['5'], addConfig: `${key}=[${jaas}]` }).catch((e: unknown) => e as Error);
+    expect(refused).toBeInstanceOf(CliError);
+    expect((refused as Error).message).toBe(
+      `requirement failed: password.encoder.secret must be specified to update Set(${key}). Other password encoder configs like cipher algorithm and iterations may also be specified to override the default encoding parameters. Password encoder configs will not be persisted in ZooKeeper.`,
+    );
+    await run({ alter: true, entityType: ['brokers'], entityName: ['5'], addConfig: `${key}=[${jaas}],password.encoder.secret=s3cr3t,password.encoder.iterations=2048` });
+    const stored = config(zk, '/config/brokers/5') as Record<string, string>;
+    expect(Object.keys(stored)).toEqual([key]);
+    expect(stored[key]).toContain('iterations:2048');
+    expect(stored[key]).not.toContain('bob-secret');
+    expect(new PasswordEncoder({ secret: 's3cr3t' }).decode(stored[key] as string)).toBe(jaas);
+  });
+
   it.each([
     [{ entityType: ['topics'], entityName: ['t'], addConfig: 'no.such=1' }, CliError, 'Unknown topic config name: no.such'],
     [{ entityType: ['topics'], entityName: ['t'], deleteConfig: ['segment.ms'] }, CliError, 'Invalid config(s): segment.ms'],
@@ -139,7 +157,7 @@ describe('kafka-configs --zookeeper (alterConfigWithZk / describeConfigWithZk)',
     [{ entityType: ['clients'], entityName: ['c'], addConfig: 'producer_byte_rate=x' }, ConfigCommandError, 'Invalid value x for configuration producer_byte_rate: Not a number of type LONG'],
     [{ entityType: ['users'], entityName: ['u'], addConfig: 'producer_byte_rate=1' }, CliError, 'requirement failed: --bootstrap-server option must be specified to update users configs: {add: {producer_byte_rate=1}, delete: List()}. User configuration updates using ZooKeeper are only supported for SCRAM credential updates.'],
     [{ entityType: ['brokers'], entityName: ['0'], addConfig: 'log.cleaner.threads=2' }, CliError, 'requirement failed: --bootstrap-server option must be specified to update brokers configs: {add: {log.cleaner.threads=2}, delete: List()} - broker 0 is running. Broker configuration operations using ZooKeeper are only supported if the affected broker(s) are not running.'],
-    [{ entityType: ['brokers'], entityName: ['5'], addConfig: 'max.connection.creation.rate=2' }, CliError, 'These dynamic broker configs are not supported by this broker: max.connection.creation.rate'],
+    [{ entityType: ['brokers'], entityName: ['5'], addConfig: 'listeners=PLAINTEXT://:9093' }, CliError, 'These dynamic broker configs are not supported by this broker: listeners'],
     [{ entityType: ['brokers'], entityName: ['5'], addConfig: 'broker.id=7' }, ConfigCommandError, 'Cannot update these configs dynamically: Set(broker.id)'],
   ])('refuses %j', async (o, type, expected) => {
     const { zk, run } = setup();

@@ -45,3 +45,25 @@ describe('ConnectionQuotas: connection_creation_rate of ips (KIP-612)', () => {
     expect(q.tryAccept('10.0.0.1', 'PLAINTEXT')).toBeUndefined();
   });
 });
+
+describe('ConnectionQuotas: max.connection.creation.rate and listener limits (ListenerConnectionQuota)', () => {
+  it('applies a new broker rate and a listener\'s own max.connections and rate, the inter-broker listener included', () => {
+    const clock = new MockClock(0);
+    const q = new ConnectionQuotas({ maxConnections: INT_MAX, maxConnectionsPerIp: INT_MAX, maxConnectionsPerIpOverrides: new Map(), maxConnectionCreationRate: INT_MAX, protectedListener: 'INTERNAL' }, clock);
+    q.updateLimits({ maxConnectionCreationRate: 2 });
+    expect(q.tryAccept('10.0.0.1', 'EXTERNAL')).toBeUndefined();
+    expect(q.tryAccept('10.0.0.2', 'EXTERNAL')).toBeUndefined();
+    expect(q.tryAccept('10.0.0.3', 'EXTERNAL')).toEqual({ reason: 'rate', limit: 2 });
+    // The protected listener is exempt from the broker-wide rate, not from its own limits.
+    expect(q.tryAccept('10.0.0.3', 'INTERNAL')).toBeUndefined();
+    clock.advance(1001);
+    q.updateLimits({ maxConnectionCreationRate: INT_MAX, listenerLimits: new Map([['EXTERNAL', { maxConnections: 3 }], ['INTERNAL', { maxConnectionCreationRate: 1 }]]) });
+    expect(q.tryAccept('10.0.0.4', 'EXTERNAL')).toBeUndefined();
+    expect(q.tryAccept('10.0.0.5', 'EXTERNAL')).toEqual({ reason: 'listener', listener: 'EXTERNAL', limit: 3 });
+    expect(q.tryAccept('10.0.0.5', 'INTERNAL')).toBeUndefined();
+    expect(q.tryAccept('10.0.0.6', 'INTERNAL')).toEqual({ reason: 'listener-rate', listener: 'INTERNAL', limit: 1 });
+    q.release('10.0.0.1', 'EXTERNAL');
+    expect(q.listenerCount('EXTERNAL')).toBe(2);
+    expect(q.tryAccept('10.0.0.5', 'EXTERNAL')).toBeUndefined();
+  });
+});
