@@ -101,7 +101,8 @@ export class LogCleaner {
     // Kafka's delete horizon: measured from the newest segment already cleaned, so a first round keeps everything.
     const lastCleaned = log.logSegments().filter((s) => s.baseOffset < log.firstDirtyOffset).pop();
     const deleteHorizonMs = lastCleaned === undefined ? 0 : lastCleaned.lastModified() - log.config.deleteRetentionMs;
-    this.logger.info(`Cleaning log ${tp} (cleaning prior to ${new Date(start).toString()}, discarding tombstones prior to ${new Date(deleteHorizonMs).toString()})...`);
+    // Kafka's line: "cleaning prior to" the last cleanable segment's modification time.
+    this.logger.info(`Cleaning log ${tp} (cleaning prior to ${new Date(last.lastModified()).toString()}, discarding tombstones prior to ${new Date(deleteHorizonMs).toString()})...`);
     const txns = new CleanedTransactionMetadata();
     let bytesWritten = 0;
     let recordsRead = 0;
