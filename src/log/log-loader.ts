@@ -75,7 +75,7 @@ function removeTemporaryFiles(dir: string, logger: Logger): void {
         fs.rmSync(offsetIndexFile(dir, base), { force: true });
         fs.rmSync(timeIndexFile(dir, base), { force: true });
       } else if (target.endsWith(TXN_INDEX_FILE_SUFFIX)) {
-        // The cleaned segment's aborted transactions (copied from the old one): they go with its .log.
+        // The cleaned segment's aborted transactions (written by the cleaner): they go with its .log.
         fs.renameSync(file, target);
       } else fs.rmSync(file, { force: true });
     }

@@ -615,28 +615,33 @@ export class Log {
   }
 
   /**
-   * For the cleaner: the segments it may rewrite, oldest first — not the active one, entirely below the high
-   * watermark, and with no record younger than min.compaction.lag.ms.
+   * For the cleaner: the segments it may rewrite, oldest first — not the active one, entirely below the last
+   * stable offset (Kafka's cleaner stops there: an open or undecided transaction's data and markers stay as they
+   * are, and so does everything not yet replicated), and with no record younger than min.compaction.lag.ms.
    */
   cleanableSegments(): LogSegment[] {
     const all = this.segments.all();
     const now = this.clock.nowMs();
+    const lastStableOffset = this.lastStableOffset;
     const out: LogSegment[] = [];
     for (let i = 0; i + 1 < all.length; i++) {
       const segment = all[i] as LogSegment;
       const next = all[i + 1] as LogSegment;
-      if (next.baseOffset > this.highWatermarkValue) break;
-      if (now - segment.largestTimestamp() < this.configValue.minCompactionLagMs) break;
+      if (next.baseOffset > lastStableOffset) break;
+      // As Kafka, the lag is looked at only when set: a record stamped in the future does not hold back cleaning.
+      const lagMs = this.configValue.minCompactionLagMs;
+      if (lagMs > 0 && now - segment.largestTimestamp() < lagMs) break;
       out.push(segment);
     }
     return out;
   }
 
   /**
-   * For the cleaner: swaps `cleaned` (written with the `.cleaned` suffix, same base offset) in for `old`. The
-   * cleaned files become `.swap`, the old ones `.deleted` (removed after file.delete.delay.ms), then the swap
-   * takes the final names; the loader completes or discards each step after a crash. Returns false, deleting
-   * the cleaned files, when `old` is no longer a non-active segment of this log (retention or truncation won).
+   * For the cleaner: swaps `cleaned` (written with the `.cleaned` suffix, same base offset, with its own
+   * `.txnindex`: the aborted transactions whose markers and data it still holds) in for `old`. The cleaned files
+   * become `.swap`, the old ones `.deleted` (removed after file.delete.delay.ms), then the swap takes the final
+   * names; the loader completes or discards each step after a crash. Returns false, deleting the cleaned files,
+   * when `old` is no longer a non-active segment of this log (retention or truncation won).
    */
   replaceSegment(old: LogSegment, cleaned: LogSegment): Promise<boolean> {
     return this.exclusive(async () => {
@@ -646,8 +651,6 @@ export class Log {
           cleaned.deleteIfExists();
           return false;
         }
-        // The cleaner copies records, not the aborted-transaction index: the old segment's entries carry over.
-        for (const txn of old.txnIndex.allAbortedTxns) cleaned.txnIndex.appendIfAbsent(txn);
         cleaned.onBecomeInactiveSegment();
         cleaned.flushSync();
         cleaned.changeFileSuffixes(CLEANED_FILE_SUFFIX, SWAP_FILE_SUFFIX);

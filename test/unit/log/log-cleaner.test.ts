@@ -78,20 +78,29 @@ describe('LogCleaner', () => {
     expect(fs.readdirSync(f.logDir).some((n) => n.endsWith('.cleaned') || n.endsWith('.swap'))).toBe(false);
   });
 
-  it('drops tombstones only after delete.retention.ms', async () => {
-    const log = f.open({ 'cleanup.policy': 'compact', 'segment.bytes': '200', 'delete.retention.ms': '1000' });
+  it('drops tombstones only once their segment is delete.retention.ms older than the newest cleaned one', async () => {
+    const log = f.open({ 'cleanup.policy': 'compact', 'delete.retention.ms': '1000' });
     const now = f.clock.nowMs();
     await log.appendAsLeader(keyed([['k', 'v1']], now));
     await log.appendAsLeader(keyed([['k', null]], now));
+    await log.roll();
     await log.appendAsLeader(keyed([['other', 'x']], now));
     await log.appendAsLeader(keyed([['other', 'y']], now));
+    await log.roll();
+    await log.appendAsLeader(keyed([['active', 'z']], now));
     log.updateHighWatermark(log.logEndOffset);
     const cleaner = new LogCleaner(f.clock);
+    // Kafka's delete horizon: the newest already-cleaned segment's modification time minus delete.retention.ms, so a
+    // first round keeps every tombstone, and so does a round where the tombstone's segment is as recent as that one.
     await cleaner.clean(log);
     expect(contents(log).filter(([, k]) => k === 'k')).toEqual([[1, 'k', null]]);
-    f.clock.advance(2000);
+    await cleaner.clean(log);
+    expect(contents(log).filter(([, k]) => k === 'k')).toEqual([[1, 'k', null]]);
+    const t = (Date.now() - 2000) / 1000;
+    fs.utimesSync(log.logSegments()[0]!.file, t, t);
     await cleaner.clean(log);
     expect(contents(log).filter(([, k]) => k === 'k')).toEqual([]);
+    expect(contents(log).map(([o]) => o)).toEqual([3, 4]);
   });
 
   it('completes an interrupted swap on load', async () => {
