@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, BrowserContext, Page } from 'playwright-core';
+import { chromium, BrowserContext, Dialog, Page } from 'playwright-core';
 import { BIN } from '../../helpers/broker-process';
 import { spawnChild, TestChild } from '../../helpers/child-processes';
 import { freePorts } from '../../helpers/free-port';
@@ -72,7 +72,7 @@ describe('kafka-ui, the live cluster page, in headless Chromium', () => {
     await cluster?.close();
   });
 
-  it('shows the brokers, the controller, the topics, ISRs and a group lag as ZooKeeper has them, then follows a SIGKILLed broker without a reload', async () => {
+  it('shows the brokers, the controller, the topics, ISRs and a group lag as ZooKeeper has them', async () => {
     const controller = await cluster.waitForController();
     await page.waitForSelector('#brokers tbody tr[data-broker="2"]', { timeout: 10000 });
     expect(await page.textContent('#controller')).toBe(String(controller));
@@ -106,7 +106,34 @@ describe('kafka-ui, the live cluster page, in headless Chromium', () => {
     fs.mkdirSync(path.dirname(ARTIFACT), { recursive: true });
     await page.screenshot({ path: ARTIFACT, fullPage: true });
     process.stdout.write(`kafka-ui screenshot: ${ARTIFACT}\n`);
+  }, 60000);
 
+  it('creates a topic and deletes a group from the page, each only after its confirmation', async () => {
+    const section = 'section:has(h2:text("Create topic"))';
+    await page.fill(`${section} label:has-text("Topic") input`, 'ui-made');
+    await page.fill(`${section} label:has-text("Partitions") input`, '3');
+    await page.fill(`${section} label:has-text("Replication factor") input`, '2');
+    const asked: string[] = [];
+    const confirm = (d: Dialog): void => {
+      asked.push(`${d.type()}: ${d.message()}`);
+      void d.accept();
+    };
+    page.once('dialog', confirm);
+    await page.click(`${section} button`);
+    await page.waitForSelector('pre.notice:text("Created topic ui-made.")', { timeout: 10000 });
+    const assigned = (await readJson(cluster.zk, `${cluster.chroot}/brokers/topics/ui-made`))?.['partitions'] as Record<string, number[]>;
+    expect(Object.values(assigned).map((r) => r.length)).toEqual([2, 2, 2]);
+    await page.waitForSelector('#topics tr[data-topic="ui-made"]', { timeout: 5000 });
+
+    page.once('dialog', confirm);
+    await page.click(`.group[data-group="${GROUP}"] button.danger`);
+    await page.waitForSelector(`pre.notice:text("Deletion of requested consumer groups ('${GROUP}') was successful.")`, { timeout: 10000 });
+    await page.waitForSelector(`.group[data-group="${GROUP}"]`, { state: 'detached', timeout: 10000 });
+    expect(asked).toEqual(['confirm: Create topic ui-made with 3 partitions and replication factor 2?', `confirm: Delete consumer group '${GROUP}'?`]);
+  }, 30000);
+
+  it('follows a SIGKILLed broker within 5 s of ZooKeeper, without a reload', async () => {
+    const controller = await cluster.waitForController();
     const victim = [0, 1, 2].find((b) => b !== controller) as number;
     const killedAt = Date.now();
     await cluster.broker(victim).child.stop({ signal: 'SIGKILL' });
@@ -128,5 +155,5 @@ describe('kafka-ui, the live cluster page, in headless Chromium', () => {
     process.stdout.write(`kafka-ui followed the kill in ${Date.now() - zkAt} ms after ZooKeeper (${Date.now() - killedAt} ms after SIGKILL)\n`);
     for (const p of [0, 1]) expect((await rowCells(page, `table.partitions tr[data-tp="${TOPIC}-${p}"]`))?.[3]).toBe((await cluster.partitionState(TOPIC, p))?.isr.join(','));
     await page.screenshot({ path: ARTIFACT.replace(/\.png$/, '-after-kill.png'), fullPage: true });
-  }, 90000);
+  }, 40000);
 });
