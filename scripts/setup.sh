@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what kafka-ts needs on a fresh Debian/Ubuntu machine with Node 20+: the npm packages (from
-# package-lock.json) and the Debian packages (ZooKeeper on Java; kcat, python3-kafka and python3-confluent-kafka for interop tests).
+# package-lock.json), the cluster page's bundle (npm run build:ui) and the Debian packages (ZooKeeper on Java; kcat,
+# python3-kafka and python3-confluent-kafka for interop tests; chromium for the cluster page's browser test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,9 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 
+# bin/kafka-ui.ts serves this bundle (it builds it too when missing, but a set-up machine has it ready).
+npm run --silent build:ui
+
 # With no package names, the ones the broker and the tests need.
-if [ "$#" -eq 0 ]; then set -- zookeeper kcat python3-kafka python3-confluent-kafka; fi
+if [ "$#" -eq 0 ]; then set -- zookeeper kcat python3-kafka python3-confluent-kafka chromium; fi
 bash scripts/ensure-system-packages.sh "$@"
