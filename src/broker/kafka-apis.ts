@@ -5,6 +5,7 @@ import { createAlterConfigsHandlers } from './handlers/alter-configs';
 import { createAlterReplicaLogDirsHandler } from './handlers/alter-replica-log-dirs';
 import { createControlledShutdownHandler, createLeaderAndIsrHandler, createStopReplicaHandler, createUpdateMetadataHandler } from './handlers/control-requests';
 import { createClientQuotasHandlers } from './handlers/client-quotas';
+import { authorize } from './handlers/auth-helper';
 import { createDelegationTokenHandlers } from './handlers/delegation-tokens';
 import { createDeleteRecordsHandler } from './handlers/delete-records';
 import { createDescribeClusterHandler } from './handlers/describe-cluster';
@@ -46,7 +47,8 @@ import { createCreatePartitionsHandler, createCreateTopicsHandler, createDeleteT
 export function createKafkaApis(ctx: HandlerContext): ApiHandlers {
   const alterConfigs = createAlterConfigsHandlers(ctx);
   const clientQuotas = createClientQuotasHandlers(ctx);
-  const tokens = createDelegationTokenHandlers(ctx);
+  // Kafka's handleDescribeTokensRequest: tokens the requester neither owns nor renews need Describe on them.
+  const tokens = createDelegationTokenHandlers(ctx, (context, tokenId) => authorize(ctx, context, 'DESCRIBE', 'DELEGATION_TOKEN', tokenId));
   const sasl = createSaslHandlers(ctx);
   const scramCredentials = createUserScramCredentialsHandlers(ctx);
   return {

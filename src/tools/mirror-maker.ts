@@ -3,6 +3,7 @@ import { NetworkClient } from '../client/network-client';
 import type { ConsumedRecord } from '../client/partition-consumer';
 import { Producer } from '../client/producer';
 import { parseProperties } from '../common/config/properties';
+import { toolClientConnection } from './tool-client-connection';
 import { getLogger, Logger } from '../common/logging/logging';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { CompressionType } from '../records';
@@ -203,6 +204,7 @@ export function mirrorMakerProducer(props: ReadonlyMap<string, string>): Produce
     retryBackoffMs: intProp(props, 'retry.backoff.ms', 100),
     maxInFlightRequestsPerConnection: intProp(props, 'max.in.flight.requests.per.connection', 1),
     maxRequestSize: intProp(props, 'max.request.size', 1048576),
+    ...toolClientConnection(props, '--producer.config'),
   });
 }
 
@@ -229,7 +231,7 @@ function groupStream(props: ReadonlyMap<string, string>, whitelist: string, onRe
   }
   const reset = props.get('auto.offset.reset') ?? 'latest';
   if (reset !== 'earliest' && reset !== 'latest') throw new CliError(`org.apache.kafka.common.config.ConfigException: Invalid value ${reset} for configuration auto.offset.reset: String must be one of: latest, earliest, none`);
-  const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, 'bootstrap.servers'), clientId: props.get('client.id') as string });
+  const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, 'bootstrap.servers'), clientId: props.get('client.id') as string, ...toolClientConnection(props, '--consumer.config') });
   // MirrorMaker's ConsumerWrapper keeps the offsets it handed on itself and commits exactly those (then forgets them).
   const offsets = new Map<string, { tp: TopicPartition; offset: number }>();
   const commit = async (): Promise<void> => {

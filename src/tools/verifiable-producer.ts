@@ -4,6 +4,7 @@ import { Producer } from '../client/producer';
 import { Argparse4j } from './argparse4j';
 import { exceptionClassFor, javaDouble } from './java-rendering';
 import { intOption, parseBrokerList } from './tool-properties';
+import { toolClientConnection } from './tool-client-connection';
 
 const ARGS = new Argparse4j('verifiable-producer');
 
@@ -106,6 +107,7 @@ export async function runVerifiableProducer(o: VerifiableProducerOptions, out: (
     requestTimeoutMs: intOption(props.get('request.timeout.ms'), 'request.timeout.ms', 30000),
     deliveryTimeoutMs: intOption(props.get('delivery.timeout.ms'), 'delivery.timeout.ms', 120000),
     maxInFlightRequestsPerConnection: intOption(props.get('max.in.flight.requests.per.connection'), 'max.in.flight.requests.per.connection', 5),
+    ...toolClientConnection(props, '--producer.config'),
   });
   const startTime = SYSTEM_CLOCK.nowMs();
   let createTime = createTimeArg === -1 ? undefined : createTimeArg;

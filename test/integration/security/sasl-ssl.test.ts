@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { BrokerProcess } from '../../helpers/broker-process';
+import { BIN, BrokerProcess } from '../../helpers/broker-process';
 import { spawnChild } from '../../helpers/child-processes';
 import { freePort } from '../../helpers/free-port';
 import { runTool } from '../../helpers/run-tool';
@@ -108,6 +108,40 @@ describe('SASL_SSL', () => {
     const exit = await kcat.exited;
     expect(exit.code).toBe(0);
     expect(kcat.output().trim().split('\n').sort()).toEqual([...values].sort());
+  });
+
+  it('runs kafka-mirror-maker with both of its clients over SASL_SSL from --consumer.config and --producer.config', async () => {
+    // One cluster, so the mirror copies "mm" onto itself: its records come back once more (and again, until it
+    // is stopped), which shows the consumer (group coordinator, fetches) and the producer both got through.
+    const admin = kafka().admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic: 'mm', numPartitions: 1, replicationFactor: 2 }], waitForLeaders: true });
+      const producer = kafka().producer();
+      await producer.connect();
+      await producer.send({ topic: 'mm', acks: -1, messages: ['m0', 'm1', 'm2'].map((value) => ({ value })) });
+      await producer.disconnect();
+      const client = [
+        `bootstrap.servers=127.0.0.1:${saslSslPorts[0]}`,
+        'security.protocol=SASL_SSL',
+        'sasl.mechanism=SCRAM-SHA-256',
+        'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="alice-secret";',
+        `ssl.truststore.location=${certs.truststoreJks}`,
+        `ssl.truststore.password=${STORE_PASSWORD}`,
+      ].join('\n');
+      const consumerConfig = path.join(certs.dir, 'mm-consumer.properties');
+      const producerConfig = path.join(certs.dir, 'mm-producer.properties');
+      fs.writeFileSync(consumerConfig, `${client}\ngroup.id=mm-group\nauto.offset.reset=earliest\n`);
+      fs.writeFileSync(producerConfig, `${client}\n`);
+      const mirror = spawnChild(BIN('kafka-mirror-maker'), ['--consumer.config', consumerConfig, '--producer.config', producerConfig, '--whitelist', 'mm'], { name: 'mirror-maker' });
+      try {
+        await waitUntil(async () => Number((await admin.fetchTopicOffsets('mm'))[0]?.high) >= 6, { timeoutMs: 30000, message: `the mirrored records in mm:\n${mirror.tail()}` });
+      } finally {
+        await mirror.stop();
+      }
+    } finally {
+      await admin.disconnect();
+    }
   });
 
   it('refuses a wrong password and keeps serving', async () => {
