@@ -15,6 +15,8 @@ const program = createCli('kafka-consumer-perf-test', 'A tool to verify the cons
   .option('--timeout <ms>', 'the maximum allowed time between returned records', '10000')
   .option('--hide-header', 'do not print the header line')
   .option('--print-metrics', 'print out the metrics')
+  .option('--show-detailed-stats', 'if set, stats are reported for each reporting interval as configured by reporting-interval')
+  .option('--reporting-interval <ms>', 'interval in milliseconds at which to print progress info', '5000')
   .option('--consumer.config <file>', 'consumer config properties file (client.id, fetch.max.bytes, fetch.max.wait.ms)');
 
 void runCli(program, async (p) => {

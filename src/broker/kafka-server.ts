@@ -51,6 +51,8 @@ import { ensureCompatibleKeystore } from '../security/ssl-factory';
 import { KafkaMetrics } from '../metrics/kafka-metrics';
 import { MetricsHttpServer } from './network/metrics-http-server';
 import { registerBrokerGauges } from './broker-gauges';
+import { registerConsumerLagGauges } from './consumer-lag-gauges';
+import { controllerStatsObserver, logFlushTimer, zooKeeperClientObserver } from './metrics-hooks';
 
 /** Kafka's KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS: how long a fetch session is safe from eviction. */
 const MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120000;
@@ -94,6 +96,8 @@ export class KafkaServer {
   private readonly jaasFile = jaasFileReader();
   /** Set when kafka.metrics.port is: serves the KafkaMetrics registry the broker's parts add to. */
   private metricsServer: MetricsHttpServer | undefined;
+  /** Set when kafka.metrics.port is: the registry the broker's parts and hooks add to. */
+  private metrics: KafkaMetrics | undefined;
 
   constructor(
     private readonly config: KafkaConfig,
@@ -112,6 +116,8 @@ export class KafkaServer {
       // SASL settings the broker cannot honour stop the start-up before anything else happens.
       this.sasl = resolveBrokerSasl(this.config);
       this.interBrokerSecurity = listenerClientSecurity(this.config, this.config.interBrokerListenerName);
+      // Created first: the ZooKeeper client, the logs and the controller report to it through their hooks.
+      this.metrics = this.config.get('kafka.metrics.port') > 0 ? new KafkaMetrics() : undefined;
       await this.initZkClient();
       const zk = this.zk as ZkClient;
       const cluster = new ClusterZk(zk);
@@ -164,6 +170,7 @@ export class KafkaServer {
       scheduler,
       initialOfflineDirs: this.initialOfflineDirs,
       halt: this.options.halt ?? ((code) => process.exit(code)),
+      ...(this.metrics === undefined ? {} : { onSegmentFlush: logFlushTimer(this.metrics.logFlush) }),
     });
     this.logManager = logManager;
     await logManager.startup();
@@ -182,7 +189,7 @@ export class KafkaServer {
       await dynamicConfig.loadScramCredentials();
     }
     const metadataCache = new MetadataCache(this.brokerId, clock);
-    const metrics = this.config.get('kafka.metrics.port') > 0 ? new KafkaMetrics() : undefined;
+    const metrics = this.metrics;
     const replicaManager = new ReplicaManager({
       brokerId: this.brokerId,
       ...(metrics === undefined ? {} : { isrChangeCounts: metrics.events }),
@@ -216,6 +223,7 @@ export class KafkaServer {
       zk,
       createChannel: (context) =>
         new ControllerChannelManager(this.brokerId, () => context.epoch, listenerName, this.config.get('controller.socket.timeout.ms'), controllerSecurity, controllerSecurity.securityProtocol.startsWith('SASL_') ? this.sasl?.interBroker : undefined),
+      ...(metrics === undefined ? {} : { stats: controllerStatsObserver(metrics.controllerStats) }),
     });
     this.controller = controller;
     const groupCoordinator = new GroupCoordinator({
@@ -289,6 +297,7 @@ export class KafkaServer {
     this.socketServer = socketServer;
     if (metrics !== undefined) {
       registerBrokerGauges(metrics, { replicaManager, controller, groupCoordinator, requestQueueSize: () => socketServer.requestQueueSize });
+      registerConsumerLagGauges(metrics, groupCoordinator, replicaManager);
       await this.startMetricsServer(metrics);
     }
     dynamicConfig.attachIpQuotas(socketServer);
@@ -411,6 +420,7 @@ export class KafkaServer {
       connectionTimeoutMs: zkConnectionTimeoutMs,
       maxInFlightRequests: this.config.get('zookeeper.max.in.flight.requests'),
       ...security,
+      ...(this.metrics === undefined ? {} : { observer: zooKeeperClientObserver(this.metrics.zooKeeperClient) }),
     });
   }
 

@@ -1,6 +1,7 @@
 import { getLogger, Logger } from '../common/logging/logging';
 import { Clock, SYSTEM_CLOCK } from '../common/time';
 import { ControllerEvent, ControllerState, controllerStateOf, describeEvent, preempt } from './controller-events';
+import type { ControllerStatsObserver } from './controller-stats';
 
 /** What runs the events: the controller. `process` may throw; the manager reports the failure and carries on. */
 export interface ControllerEventProcessor {
@@ -35,6 +36,8 @@ export class ControllerEventManager {
     controllerId: number,
     private readonly processor: ControllerEventProcessor,
     private readonly clock: Clock = SYSTEM_CLOCK,
+    /** ControllerStats' timers, when metrics are on: every event is timed under its state (Kafka's rateAndTimeMetrics). */
+    private readonly stats?: ControllerStatsObserver,
   ) {
     this.log = getLogger('kafka.controller.ControllerEventManager$ControllerEventThread', `[ControllerEventThread controllerId=${controllerId}] `);
   }
@@ -94,11 +97,13 @@ export class ControllerEventManager {
         if (queued.spent) continue;
         queued.spent = true;
         this.currentState = controllerStateOf(queued.event);
+        const started = this.stats === undefined ? 0 : this.clock.hiResClockMs();
         try {
           await this.processor.process(queued.event);
         } catch (err) {
           await this.processor.handleError(queued.event, err).catch((e: unknown) => this.log.error('Uncaught error while handling a failed event', e));
         } finally {
+          this.stats?.onEventProcessed(this.currentState, this.clock.hiResClockMs() - started);
           this.currentState = 'Idle';
         }
       }

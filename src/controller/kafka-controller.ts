@@ -30,6 +30,7 @@ import {
   ListReassignmentsResult,
 } from './controller-events';
 import { ControllerOps } from './controller-ops';
+import type { ControllerStatsObserver } from './controller-stats';
 import { ControllerRequestBatch } from './controller-request-batch';
 import { LeaderBalancer } from './leader-balancer';
 import { LogDirFailureHandler } from './log-dir-failure-handler';
@@ -58,6 +59,8 @@ export interface ControllerDeps {
   zk: ZkClient;
   createChannel: (context: ControllerContext) => ControllerChannel;
   clock?: Clock;
+  /** ControllerStats, when kafka.metrics.port is set. */
+  stats?: ControllerStatsObserver;
 }
 
 /** Everything that exists only while this broker is the active controller, built by onControllerFailover. */
@@ -113,7 +116,7 @@ export class KafkaController implements ControllerEventProcessor {
     this.czk = new ControllerZk(deps.zk);
     this.registry = new BrokerRegistryZk(deps.zk);
     this.clock = deps.clock ?? SYSTEM_CLOCK;
-    this.events = new ControllerEventManager(id, this, this.clock);
+    this.events = new ControllerEventManager(id, this, this.clock, deps.stats);
   }
 
   get brokerId(): number {
@@ -388,6 +391,7 @@ export class KafkaController implements ControllerEventProcessor {
       zk: this.czk,
       batch,
       uncleanLeaderElectionEnabled: (topic) => this.uncleanLeaderElectionEnabled(topic),
+      ...(this.deps.stats === undefined ? {} : { stats: this.deps.stats }),
     });
     const replicaStateMachine = new ReplicaStateMachine({ controllerId: this.brokerId, context, zk: this.czk, batch });
     const topicDeletionManager = new TopicDeletionManager(this.brokerId, this.deps.config.deleteTopicEnable, context, this.czk, batch, partitionStateMachine, replicaStateMachine);

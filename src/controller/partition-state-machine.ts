@@ -8,6 +8,7 @@ import { ControllerRequestBatch } from './controller-request-batch';
 import { controlledShutdownPartitionLeaderElection, ElectionResult, offlinePartitionLeaderElection, preferredReplicaPartitionLeaderElection, reassignPartitionLeaderElection } from './election';
 import { partitionStatesFor } from './partition-state-reads';
 import { csv, leaderAndIsr } from './scala-render';
+import type { ControllerStatsObserver } from './controller-stats';
 
 export type ElectionStrategy =
   | { kind: 'OfflinePartitionLeaderElectionStrategy'; allowUnclean: boolean }
@@ -52,6 +53,8 @@ export interface PartitionStateMachineDeps {
   batch: ControllerRequestBatch;
   /** Broker default and topic override of unclean.leader.election.enable. */
   uncleanLeaderElectionEnabled: (topic: string) => Promise<boolean>;
+  /** Counts unclean elections (ControllerStats' UncleanLeaderElectionsPerSec), when metrics are on. */
+  stats?: Pick<ControllerStatsObserver, 'onUncleanLeaderElection'>;
 }
 
 export class PartitionStateMachine {
@@ -322,7 +325,9 @@ export class PartitionStateMachine {
     switch (strategy.kind) {
       case 'OfflinePartitionLeaderElectionStrategy': {
         const unclean = strategy.allowUnclean || (await uncleanFor(tp.topic));
-        result = offlinePartitionLeaderElection(replicas, isr, context.onlineReplicas(tp), unclean);
+        const elected = offlinePartitionLeaderElection(replicas, isr, context.onlineReplicas(tp), unclean);
+        if (elected?.unclean === true) this.deps.stats?.onUncleanLeaderElection();
+        result = elected;
         recipients = replicas.filter((r) => context.isReplicaOnline(r, tp));
         break;
       }

@@ -43,6 +43,8 @@ export interface LogManagerParams {
    * the LogManager only logs that the broker should shut down.
    */
   readonly halt?: (statusCode: number) => void;
+  /** Given to every log it opens (LogFlushStats, when kafka.metrics.port is set): each segment flush's time in ms. */
+  readonly onSegmentFlush?: (ms: number) => void;
 }
 
 /**
@@ -226,7 +228,7 @@ export class LogManager {
       const logDir = path.join(dir, isFuture ? logFutureDirName(tp) : logDirName(tp));
       const existed = fs.existsSync(logDir);
       try {
-        const log = Log.open({ dir: logDir, config: effective, clock: this.p.clock, scheduler: this.p.scheduler, failureChannel: this.failureChannel, hadCleanShutdown: true, producerIdExpirationMs: this.p.config.producerIdExpirationMs });
+        const log = Log.open({ dir: logDir, config: effective, clock: this.p.clock, scheduler: this.p.scheduler, failureChannel: this.failureChannel, hadCleanShutdown: true, producerIdExpirationMs: this.p.config.producerIdExpirationMs, onSegmentFlush: this.p.onSegmentFlush });
         (isFuture ? this.futureLogs : this.logs).set(tpString(tp), log);
         this.logger.info(`Created log for partition ${tpString(tp)} in ${logDir} with properties {${this.describeOverrides(effective)}}`);
         // The preferred dir has been used.
@@ -333,6 +335,7 @@ export class LogManager {
         scheduler: this.p.scheduler,
         failureChannel: this.failureChannel,
         producerIdExpirationMs: this.p.config.producerIdExpirationMs,
+        onSegmentFlush: this.p.onSegmentFlush,
         hadCleanShutdown: true,
         recoveryPoint,
         logStartOffset,
@@ -527,6 +530,7 @@ export class LogManager {
         scheduler: this.p.scheduler,
         failureChannel: this.failureChannel,
         producerIdExpirationMs: this.p.config.producerIdExpirationMs,
+        onSegmentFlush: this.p.onSegmentFlush,
         hadCleanShutdown,
         recoveryPoint: recoveryPoints.get(key) ?? 0,
         logStartOffset: logStartOffsets.get(key) ?? 0,

@@ -33,6 +33,8 @@ export interface LogOpenParams {
   readonly failureChannel?: LogDirFailureChannel;
   /** How long an idle producer's state is kept (Kafka 2.8: transactional.id.expiration.ms, default 7 days). */
   readonly producerIdExpirationMs?: number;
+  /** LogFlushStats' LogFlushRateAndTimeMs, when metrics are on: each segment flush's time in ms (Kafka times each). */
+  readonly onSegmentFlush?: (ms: number) => void;
 }
 
 /** transactional.id.expiration.ms's default: what Kafka 2.8's LogManager gives each log as maxProducerIdExpirationMs. */
@@ -101,6 +103,7 @@ export class Log {
   private readonly clock: Clock;
   private readonly scheduler: Scheduler;
   private readonly failureChannel: LogDirFailureChannel;
+  private readonly onSegmentFlush: ((ms: number) => void) | undefined;
   private readonly segments: LogSegments;
   private readonly pendingDeletes = new Set<LogSegment>();
   private configValue: LogConfig;
@@ -141,6 +144,7 @@ export class Log {
     this.clock = p.clock;
     this.scheduler = p.scheduler;
     this.failureChannel = p.failureChannel ?? new LogDirFailureChannel();
+    this.onSegmentFlush = p.onSegmentFlush;
     this.logger = getLogger('kafka.log.Log', `[Log partition=${tpString(tp)}, dir=${this.parentDir}] `);
     const started = p.clock.nowMs();
     // mkdir answers the first directory it made: none when the partition's directory was there already.
@@ -601,7 +605,12 @@ export class Log {
     // tripled the fsyncs of every flush.messages=1 append. A segment's indexes are synced once it rolls.
     const active = this.activeSegment();
     try {
-      for (const s of segments) await s.flush(s !== active);
+      const timed = this.onSegmentFlush;
+      for (const s of segments) {
+        const started = timed === undefined ? 0 : this.clock.hiResClockMs();
+        await s.flush(s !== active);
+        timed?.(this.clock.hiResClockMs() - started);
+      }
       // The epochs of what becomes "below the recovery point" must be in their file first (see LeaderEpochFileCache).
       await this.leaderEpochCache.flushed();
     } catch (err) {

@@ -1,9 +1,12 @@
 import { performance, EventLoopUtilization } from 'node:perf_hooks';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { BROKER_TOPIC_METERS, BrokerTopicStats } from './broker-topic-stats';
+import { ControllerStats } from './controller-stats';
 import { MBeanName } from './jmx-name';
 import { REQUEST_TIME_HISTOGRAMS, RequestMetrics } from './request-metrics';
+import { Reservoir } from './reservoir';
 import { ScrapedMetrics, Series, SeriesSource } from './scraped-metrics';
+import { ZooKeeperClientStats } from './zookeeper-client-stats';
 
 /** Counters that broker parts move on rare events (ISR changes): plain numbers read at scrape time. */
 export class EventCounts {
@@ -22,6 +25,12 @@ export class KafkaMetrics {
   readonly brokerTopicStats = new BrokerTopicStats();
   readonly requests = new RequestMetrics();
   readonly events = new EventCounts();
+  /** ControllerStats: the controller's event timers and unclean elections. */
+  readonly controllerStats = new ControllerStats();
+  /** LogFlushStats' LogFlushRateAndTimeMs: one sample per segment flush. */
+  readonly logFlush = new Reservoir();
+  /** ZooKeeperClientMetrics and the SessionExpireListener meters of the broker's ZooKeeper client. */
+  readonly zooKeeperClient = new ZooKeeperClientStats();
   private readonly scraped = new ScrapedMetrics(this.registry);
   private lastUtilization: EventLoopUtilization = performance.eventLoopUtilization();
 
@@ -29,6 +38,7 @@ export class KafkaMetrics {
     collectDefaultMetrics({ register: this.registry });
     this.registerBrokerTopicMetrics();
     this.registerRequestMetrics();
+    this.registerEventStats();
     const s = this.scraped;
     const one = (value: () => number): SeriesSource => () => [[{}, value()]];
     s.counter({ domain: 'server', type: 'ReplicaManager', name: 'IsrShrinksPerSec' }, 'ISR shrinks of partitions led here', one(() => this.events.isrShrinks));
@@ -51,6 +61,11 @@ export class KafkaMetrics {
   /** A counter read from the broker's state at scrape time. */
   counter(bean: MBeanName, help: string, source: SeriesSource): void {
     this.scraped.counter(bean, help, source);
+  }
+
+  /** A gauge under a name of its own (not an MBean's), whose values may take a request to read. */
+  namedGauge(name: string, help: string, labelNames: readonly string[], source: () => Promise<Iterable<Series>>): void {
+    this.scraped.namedGauge(name, help, labelNames, source);
   }
 
   /** The Prometheus text exposition of every metric. */
@@ -89,6 +104,22 @@ export class KafkaMetrics {
     });
     for (const h of REQUEST_TIME_HISTOGRAMS) {
       this.scraped.histogram({ domain: 'network', type: 'RequestMetrics', name: h.name, tags: ['request'] }, h.help, () => requests.all().map((m) => [{ request: m.request }, m[h.field]] as const));
+    }
+  }
+
+  /** ControllerStats, LogFlushStats and the ZooKeeper client's metrics: timers and meters the hooks fill. */
+  private registerEventStats(): void {
+    const s = this.scraped;
+    const controller = this.controllerStats;
+    for (const [name, reservoir] of controller.timers) {
+      s.histogram({ domain: 'controller', type: 'ControllerStats', name }, 'Controller events of this kind and their time in ms', () => [[{}, reservoir]]);
+    }
+    s.counter({ domain: 'controller', type: 'ControllerStats', name: 'UncleanLeaderElectionsPerSec' }, 'Leaders elected from outside the ISR', () => [[{}, controller.uncleanLeaderElections]]);
+    s.histogram({ domain: 'log', type: 'LogFlushStats', name: 'LogFlushRateAndTimeMs' }, 'Segment flushes to disk and their time in ms', () => [[{}, this.logFlush]]);
+    const zk = this.zooKeeperClient;
+    s.histogram({ domain: 'server', type: 'ZooKeeperClientMetrics', name: 'ZooKeeperRequestLatencyMs' }, 'ZooKeeper request round trips in ms', () => [[{}, zk.requestLatencyMs]]);
+    for (const [event] of zk.sessionEvents) {
+      s.counter({ domain: 'server', type: 'SessionExpireListener', name: `ZooKeeper${event}PerSec` }, `ZooKeeper session events: ${event.toLowerCase()}`, () => [[{}, zk.sessionEvents.get(event) ?? 0]]);
     }
   }
 }

@@ -30,6 +30,24 @@ export class ScrapedMetrics {
     });
   }
 
+  /**
+   * A gauge outside Kafka's MBeans, under a name of its own (the consumer lag that kafka_exporter users know),
+   * whose source may have to ask for its values (ZooKeeper): prom-client awaits the collect callback.
+   */
+  namedGauge(name: string, help: string, labelNames: readonly string[], source: () => Promise<Iterable<Series>>): void {
+    new Gauge({
+      name,
+      help,
+      labelNames: [...labelNames],
+      registers: [this.registry],
+      async collect() {
+        const series = await source();
+        this.reset();
+        for (const [labels, value] of series) this.set(labels, value);
+      },
+    });
+  }
+
   /** A Yammer meter's Count (`...PerSec` → `_total`) or a histogram's Count (`_count`). */
   counter(bean: MBeanName, help: string, source: SeriesSource): void {
     new Counter({

@@ -7,6 +7,7 @@ import { NetworkClient } from '../client/network-client';
 import { ConsumedBatch, PartitionConsumer } from '../client/partition-consumer';
 import { recordPayloadSizes } from '../records';
 import { CliError } from './cli';
+import { CONSUMER_PERF_DETAILED_HEADER, ConsumerPerfProgress } from './consumer-perf-progress';
 import { intOption, parseBrokerList } from './tool-properties';
 import { toolClientConnection } from './tool-client-connection';
 
@@ -23,6 +24,10 @@ export interface ConsumerPerformanceOptions {
   group?: string;
   /** --print-metrics: the consumer's fetch metrics after the run, as Kafka's ToolsUtils.printMetrics. */
   printMetrics?: boolean;
+  /** --show-detailed-stats: a row per --reporting-interval instead of the one summary line, as Kafka's. */
+  showDetailedStats?: boolean;
+  /** --reporting-interval: ms between detailed rows (default 5000). */
+  reportingInterval?: string;
   /** --consumer.config: a properties file; client.id, fetch.max.bytes and fetch.max.wait.ms are read from it. */
   consumerConfig?: string;
 }
@@ -58,7 +63,8 @@ export const CONSUMER_PERF_HEADER = 'start.time, end.time, data.consumed.in.MB, 
 /**
  * Kafka's ConsumerPerformance: reads --messages records of every partition of the topic from the start (or the
  * end with --from-latest) and prints Kafka's CSV line. Partitions are assigned directly, so the "rebalance" time
- * is the time to find the partitions and their start offsets.
+ * is the time to find the partitions and their start offsets. With --show-detailed-stats it prints a row per
+ * reporting interval instead (consumer-perf-progress.ts).
  */
 export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out: (line: string) => void, err: (line: string) => void): Promise<{ mbPerSec: number; recordsPerSec: number }> {
   const props = consumerProperties(o.consumerConfig);
@@ -67,6 +73,8 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
   const messages = intOption(o.messages, '--messages', 0);
   if (messages <= 0) throw new CliError(`Invalid --messages ${o.messages}: must be positive`);
   const timeoutMs = intOption(o.timeout, '--timeout', 10000);
+  const reportingIntervalMs = intOption(o.reportingInterval, '--reporting-interval', 5000);
+  if (reportingIntervalMs <= 0) throw new CliError(`Invalid --reporting-interval ${String(o.reportingInterval)}: must be positive`);
   const client = new NetworkClient({ bootstrapServers: parseBrokerList(servers, '--bootstrap-server'), clientId: props.get('client.id') ?? 'consumer-performance', ...toolClientConnection(props, '--consumer.config') });
   const start = SYSTEM_CLOCK.nowMs();
   try {
@@ -80,6 +88,9 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
     });
     await consumer.assign(info.partitions.map((p) => ({ topic: o.topic, partition: p.partition })), o.fromLatest ? 'latest' : 'earliest');
     const fetchStart = SYSTEM_CLOCK.nowMs();
+    // Kafka prints the header before consuming; the detailed rows follow it as the intervals pass.
+    if (!o.hideHeader) out(o.showDetailedStats ? CONSUMER_PERF_DETAILED_HEADER : CONSUMER_PERF_HEADER);
+    const progress = o.showDetailedStats ? new ConsumerPerfProgress(start, reportingIntervalMs, formatDate, fetchStart - start) : undefined;
     let count = 0;
     let bytes = 0;
     let lastProgress = SYSTEM_CLOCK.nowMs();
@@ -95,6 +106,11 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
         count += sizes.count;
         bytes += sizes.bytes;
       }
+      // Kafka checks the interval as each record is counted: a poll that brought none prints no row.
+      if (progress !== undefined && count > before) {
+        const row = progress.maybeReport(SYSTEM_CLOCK.nowMs(), bytes, count);
+        if (row !== undefined) out(row);
+      }
       if (count > before) lastProgress = SYSTEM_CLOCK.nowMs();
       else if (SYSTEM_CLOCK.nowMs() - lastProgress > timeoutMs) {
         err(`WARNING: Exiting before consuming the expected number of messages: timeout (${timeoutMs} ms) exceeded. You can use the --timeout option to increase the timeout.`);
@@ -105,10 +121,12 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
     const mb = bytes / (1024 * 1024);
     const total = Math.max(1, end - start) / 1000;
     const fetchMs = Math.max(1, end - fetchStart);
-    if (!o.hideHeader) out(CONSUMER_PERF_HEADER);
-    out(
-      `${formatDate(start)}, ${formatDate(end)}, ${mb.toFixed(4)}, ${(mb / total).toFixed(4)}, ${count}, ${(count / total).toFixed(4)}, ${fetchStart - start}, ${fetchMs}, ${((mb * 1000) / fetchMs).toFixed(4)}, ${((count * 1000) / fetchMs).toFixed(4)}`,
-    );
+    // With --show-detailed-stats Kafka prints only the interval rows, no summary line.
+    if (progress === undefined) {
+      out(
+        `${formatDate(start)}, ${formatDate(end)}, ${mb.toFixed(4)}, ${(mb / total).toFixed(4)}, ${count}, ${(count / total).toFixed(4)}, ${fetchStart - start}, ${fetchMs}, ${((mb * 1000) / fetchMs).toFixed(4)}, ${((count * 1000) / fetchMs).toFixed(4)}`,
+      );
+    }
     if (o.printMetrics) for (const line of formatMetrics(consumer.metrics.snapshot())) out(line);
     return { mbPerSec: (mb * 1000) / fetchMs, recordsPerSec: (count * 1000) / fetchMs };
   } finally {

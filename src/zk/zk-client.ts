@@ -53,6 +53,18 @@ export interface ZkClientOptions {
    * client creates gets ZkData.defaultAcls for its path, for the identity in `auth` (which it then requires).
    */
   secureAcls?: boolean;
+  /** Kafka's ZooKeeperClientMetrics and SessionExpireListener meters, when the broker has metrics on. */
+  observer?: ZkClientObserver;
+}
+
+/** The session events Kafka's ZooKeeperClient meters (`ZooKeeper<event>PerSec`) that this client can see. */
+export type ZkSessionEvent = 'Disconnects' | 'SyncConnects' | 'AuthFailures' | 'Expires';
+
+/** What a ZkClient reports to metrics; without one, no request is timed. */
+export interface ZkClientObserver {
+  /** One request's round trip in ms, from issue to its callback (Kafka's ZooKeeperRequestLatencyMs). */
+  onRequest(latencyMs: number): void;
+  onSessionEvent(event: ZkSessionEvent): void;
 }
 
 type Callback = (...args: unknown[]) => void;
@@ -242,6 +254,7 @@ export class ZkClient {
       this.session = { id: handle.client_id, password: handle.client_password, timeoutMs: handle.timeout > 0 ? handle.timeout : this.options.sessionTimeoutMs };
       this.sessionAliveAt = SYSTEM_CLOCK.hiResClockMs();
       this.log.info('Connected.');
+      this.options.observer?.onSessionEvent('SyncConnects');
       for (const w of [...this.waiters]) w();
     });
     handle.on('connecting', () => {
@@ -249,7 +262,10 @@ export class ZkClient {
       up = false;
       if (handle !== this.handle) return;
       // The session was alive until this disconnect; the servers expire it a session timeout after.
-      if (wasUp) this.sessionAliveAt = SYSTEM_CLOCK.hiResClockMs();
+      if (wasUp) {
+        this.sessionAliveAt = SYSTEM_CLOCK.hiResClockMs();
+        this.options.observer?.onSessionEvent('Disconnects');
+      }
       this.connected = false;
     });
     handle.on('close', (_self: unknown, code: unknown) => {
@@ -280,6 +296,7 @@ export class ZkClient {
     for (const a of this.addedAuth) all.push({ ...a, who: a.auth.split(':')[0] ?? '' });
     for (const a of all) {
       const rc = requestTarget(handle).add_auth(a.scheme, a.auth, (code: unknown) => {
+        if (code !== ZkCode.OK) this.options.observer?.onSessionEvent('AuthFailures');
         if (code !== ZkCode.OK) this.log.error(`Authentication as ${a.who} with the ${a.scheme} scheme failed: ${new ZkError(Number(code), '').code}`);
       });
       if (rc !== ZkCode.OK) this.log.error(`Could not queue the authentication as ${a.who} with the ${a.scheme} scheme: ${new ZkError(rc, '').code}`);
@@ -320,6 +337,7 @@ export class ZkClient {
           if (lost === undefined) this.log.warn(`The client library closed the handle (state ${String(code)}) before a session was established.`);
           else if (this.sessionClosedByLibrary) this.log.warn(`The client library closed the connected handle (state ${String(code)}), and with it session 0x${lost.id}.`);
           this.log.info('Session expired.');
+          this.options.observer?.onSessionEvent('Expires');
           beforeHooksRun = true;
           for (const h of [...this.beforeReinit]) await this.runHandler(h);
         }
@@ -410,10 +428,14 @@ export class ZkClient {
       const release = await this.inFlight.acquire();
       const handle = this.handle;
       const tracked = watch ? this.trackWatch(handle, watch.watcher) : undefined;
+      const observer = this.options.observer;
+      const sent = observer === undefined ? 0 : SYSTEM_CLOCK.hiResClockMs();
       const result = await new Promise<{ rc: number; args: unknown[] }>((resolve) => {
         const rc = issue(requestTarget(handle), (...args: unknown[]) => resolve({ rc: args[0] as number, args }), tracked?.callback);
         if (rc !== ZkCode.OK) resolve({ rc, args: [] });
       }).finally(release);
+      // A request the client refused at once (rc set without a callback) never went out: no round trip to count.
+      if (observer !== undefined && result.args.length > 0) observer.onRequest(SYSTEM_CLOCK.hiResClockMs() - sent);
       if (tracked && !(watch as { watchKept: (rc: number) => boolean }).watchKept(result.rc)) tracked.forget();
       if (result.rc === ZkCode.OK) return read(result.args);
       const err = new ZkError(result.rc, path);

@@ -4,6 +4,7 @@ import { freePorts } from '../../helpers/free-port';
 import { startZkEnsemble, ZkEnsemble } from '../../helpers/zk-ensemble';
 import { Exposition, parseExposition, sampleValue } from '../../helpers/prometheus-text';
 import { topicsTool } from '../replication/replication-helpers';
+import { runTool } from '../../helpers/run-tool';
 import { BrokerConnection } from '../../../src/client/broker-connection';
 import { ProduceApi } from '../../../src/protocol/apis/produce';
 import { RecordBatchBuilder } from '../../../src/records';
@@ -51,6 +52,20 @@ const EXPECTED_NAMES = [
   'kafka_log_log_logendoffset',
   'kafka_log_log_logstartoffset',
   'kafka_coordinator_group_groupmetadatamanager_numgroups',
+  'kafka_coordinator_group_groupmetadatamanager_numoffsets',
+  'kafka_controller_controllerstats_leaderelectionrateandtimems',
+  'kafka_controller_controllerstats_leaderelectionrateandtimems_count',
+  'kafka_controller_controllerstats_controllerchangerateandtimems_count',
+  'kafka_controller_controllerstats_topicchangerateandtimems_count',
+  'kafka_controller_controllerstats_partitionreassignmentrateandtimems_count',
+  'kafka_controller_controllerstats_uncleanleaderelections_total',
+  'kafka_log_logflushstats_logflushrateandtimems',
+  'kafka_log_logflushstats_logflushrateandtimems_count',
+  'kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms',
+  'kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms_count',
+  'kafka_server_sessionexpirelistener_zookeepersyncconnects_total',
+  'kafka_server_sessionexpirelistener_zookeeperdisconnects_total',
+  'kafka_server_sessionexpirelistener_zookeeperexpires_total',
   'process_cpu_seconds_total',
   'nodejs_eventloop_lag_seconds',
 ];
@@ -157,6 +172,47 @@ describe('Prometheus metrics endpoint (kafka.metrics.port)', () => {
     await waitUntil(async () => (await value(leader, 'kafka_server_brokertopicmetrics_totalfetchrequests_total', { topic: TOPIC })) > 0, { timeoutMs: 10000, message: 'follower fetches to be counted' });
   }, 60000);
 
+  it('times ZooKeeper requests and segment flushes (flush.messages=1)', async () => {
+    // Every broker registered itself and read its topics through its ZooKeeper client, connected once.
+    for (const id of [0, 1, 2]) {
+      const exp = await scrape(id);
+      expect(sampleValue(exp, 'kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms_count')).toBeGreaterThan(0);
+      expect(sampleValue(exp, 'kafka_server_sessionexpirelistener_zookeepersyncconnects_total')).toBeGreaterThanOrEqual(1);
+      expect(sampleValue(exp, 'kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms', { quantile: '0.99' })).toBeGreaterThan(0);
+    }
+    const flushTopic = 'metrics-flush';
+    const created = await topicsTool(cluster, '--create', '--topic', flushTopic, '--replica-assignment', String(leader), '--config', 'flush.messages=1');
+    expect(created.code).toBe(0);
+    await cluster.waitForLeaders(flushTopic, 1);
+    const flushes = (exp: Exposition): number => sampleValue(exp, 'kafka_log_logflushstats_logflushrateandtimems_count') ?? 0;
+    const before = flushes(await scrape(leader));
+    const conn = connections[0] as BrokerConnection;
+    for (const tag of ['f1', 'f2', 'f3']) {
+      const r = await conn.send(ProduceApi, { transactionalId: null, acks: 1, timeoutMs: 10000, topicData: [{ name: flushTopic, partitionData: [{ index: 0, records: batch(2, tag) }] }] });
+      expect(r.responses[0]?.partitionResponses[0]?.errorCode).toBe(0);
+    }
+    // acks=1 answers after the append, and the flush it asks for may still be running: wait for the third.
+    await waitUntil(async () => flushes(await scrape(leader)) >= before + 3, { timeoutMs: 10000, message: 'three segment flushes to be timed' });
+  }, 60000);
+
+  it('exports each group\'s consumer lag as the high watermark minus its committed offset', async () => {
+    const group = 'metrics-lag-group';
+    const reset = await runTool('kafka-consumer-groups', ['--bootstrap-server', cluster.bootstrap, '--group', group, '--topic', `${TOPIC}:0`, '--reset-offsets', '--to-offset', '10', '--execute']);
+    expect(reset.code).toBe(0);
+    const labels = { consumergroup: group, topic: TOPIC, partition: '0' };
+    // Exactly one broker, the group's coordinator, exports the group; 23 records were produced above.
+    const found = await waitUntil(
+      async () => {
+        const exps = await Promise.all([0, 1, 2].map((id) => scrape(id)));
+        const having = exps.filter((e) => sampleValue(e, 'kafka_consumergroup_lag', labels) !== undefined);
+        return having.length === 1 && sampleValue(having[0] as Exposition, 'kafka_consumergroup_lag', labels) === 23 - 10 ? (having[0] as Exposition) : undefined;
+      },
+      { timeoutMs: 15000, message: 'one broker to export the group\'s lag of 13' },
+    );
+    expect(sampleValue(found, 'kafka_consumergroup_current_offset', labels)).toBe(10);
+    expect(sampleValue(found, 'kafka_coordinator_group_groupmetadatamanager_numoffsets')).toBeGreaterThanOrEqual(1);
+  }, 60000);
+
   it('raises UnderReplicatedPartitions while a follower is stopped and lowers it after SIGCONT', async () => {
     expect(await value(leader, 'kafka_server_replicamanager_underreplicatedpartitions')).toBe(0);
     const shrinks = await value(leader, 'kafka_server_replicamanager_isrshrinks_total');
@@ -188,5 +244,17 @@ describe('Prometheus metrics endpoint (kafka.metrics.port)', () => {
       { timeoutMs: 40000, message: 'another broker to report ActiveControllerCount 1' },
     );
     expect(rest[after.indexOf(1)]).toBe(await cluster.waitForController());
+  }, 60000);
+
+  it('times the controller\'s BrokerChange elections as LeaderElectionRateAndTimeMs', async () => {
+    const active = await cluster.waitForController();
+    const other = [0, 1, 2].find((b) => b !== active && b !== controller) as number;
+    const elections = async (): Promise<number> => value(active, 'kafka_controller_controllerstats_leaderelectionrateandtimems_count');
+    const before = await elections();
+    expect(await value(active, 'kafka_controller_controllerstats_controllerchangerateandtimems_count')).toBeGreaterThanOrEqual(1);
+    // A clean shutdown removes the broker's registration at once: the controller handles a BrokerChange.
+    cluster.broker(other).child.signal('SIGTERM');
+    await waitUntil(async () => (await elections()) > before, { timeoutMs: 30000, message: 'a BrokerChange to be timed' });
+    expect(await value(active, 'kafka_controller_controllerstats_uncleanleaderelections_total')).toBe(0);
   }, 60000);
 });

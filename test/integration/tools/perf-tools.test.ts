@@ -26,6 +26,26 @@ describe('perf tools (a smoke test: benchmarks live in npm run bench)', () => {
     expect(line).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, 0\.1907, [\d.]+, 2000, [\d.]+, \d+, \d+, [\d.]+, [\d.]+$/);
   });
 
+  it('kafka-consumer-perf-test --show-detailed-stats prints a row per reporting interval and no summary', async () => {
+    const r = await runTool('kafka-consumer-perf-test', ['--bootstrap-server', cluster.bootstrap, '--topic', 'perf', '--messages', '2000', '--show-detailed-stats', '--reporting-interval', '1']);
+    expect(r.code).toBe(0);
+    const [header, ...rows] = r.output.trim().split('\n');
+    expect(header).toBe('time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec');
+    // Finding the partitions takes more than 1 ms, so at least the first fetched batch gets a row.
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    let previous = 0;
+    for (const row of rows) {
+      const m = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, 0, ([\d.]+), [\d.]+, (\d+), [\d.]+, (\d+), (-?\d+), [\d.]+, [\d.]+$/.exec(row);
+      expect(m).not.toBeNull();
+      const consumed = Number((m as RegExpExecArray)[2]);
+      expect(consumed).toBeGreaterThan(previous);
+      expect(consumed).toBeLessThanOrEqual(2000);
+      previous = consumed;
+    }
+    // Only the first interval holds the time spent finding the partitions.
+    expect(rows.slice(1).every((row) => row.split(', ')[6] === '0')).toBe(true);
+  });
+
   it('refuse bad arguments with one line and exit 1', async () => {
     const both = await runTool('kafka-producer-perf-test', ['--topic', 't', '--num-records', '1', '--throughput', '-1', '--producer-props', 'bootstrap.servers=127.0.0.1:1']);
     expect(both).toEqual({ code: 1, output: 'Either --record-size or --payload-file must be specified but not both.' });

@@ -2,6 +2,7 @@ import { ErrorCode } from '../../../src/common/error-codes';
 import { ControllerEventManager, ControllerEventProcessor } from '../../../src/controller/controller-event-manager';
 import { ControlledShutdownResult, ControllerEvent, ControllerState } from '../../../src/controller/controller-events';
 import { quietLogging } from '../../helpers/quiet-logging';
+import { MockClock } from '../../helpers/mock-clock';
 
 /** A processor that records what ran, and can hold an event until released. */
 class RecordingProcessor implements ControllerEventProcessor {
@@ -126,5 +127,24 @@ describe('ControllerEventManager', () => {
     manager.clearAndPut({ kind: 'Expire' });
     await manager.whenIdle();
     expect(results).toEqual([{ errorCode: ErrorCode.NONE.code, remaining: [] }]);
+  });
+
+  it('reports each event\'s time under its state to a stats observer, failed ones included', async () => {
+    const timed: [ControllerState, number][] = [];
+    const clock = new MockClock();
+    const observed = new ControllerEventManager(1, processor, clock, { onEventProcessed: (state, ms) => timed.push([state, ms]), onUncleanLeaderElection: () => undefined });
+    processor.manager = observed;
+    processor.hold();
+    processor.failOn = 'TopicChange';
+    observed.put({ kind: 'BrokerChange' });
+    clock.advance(25);
+    processor.release();
+    observed.put({ kind: 'TopicChange' });
+    await observed.whenIdle();
+    await observed.shutdown();
+    expect(timed).toEqual([
+      ['BrokerChange', 25],
+      ['TopicChange', 0],
+    ]);
   });
 });

@@ -30,8 +30,11 @@ let psm: PartitionStateMachine;
 /** Topics whose unclean.leader.election.enable is true, and the topics the callback was asked about. */
 let uncleanTopics: Set<string>;
 let uncleanAsked: string[];
+/** Unclean elections reported to ControllerStats. */
+let uncleanElections: number;
 
 beforeEach(() => {
+  uncleanElections = 0;
   f = controllerFixture({ controllerId: CONTROLLER_ID, epoch: EPOCH, liveBrokers: [1, 2, 3] });
   zk = new FakeControllerZk();
   uncleanTopics = new Set();
@@ -45,6 +48,7 @@ beforeEach(() => {
       uncleanAsked.push(topic);
       return uncleanTopics.has(topic);
     },
+    stats: { onUncleanLeaderElection: () => uncleanElections++ },
   });
 });
 
@@ -225,6 +229,7 @@ describe('OfflinePartition / OnlinePartition -> OnlinePartition', () => {
       expect(zk.writes()).toEqual([]);
       expect(zk.node(tp)).toEqual({ state: lic(1, 2, [1]), zkVersion: 3 });
       expect(f.channel.sent).toEqual([]);
+      expect(uncleanElections).toBe(0);
     });
 
     it('OfflinePartition -> OnlinePartition with allowUnclean elects the first live replica, ISR = itself', async () => {
@@ -249,6 +254,8 @@ describe('OfflinePartition / OnlinePartition -> OnlinePartition', () => {
       expect(await psm.handleStateChanges([tp, other], 'OnlinePartition', OFFLINE)).toEqual([other]);
       expect(uncleanAsked.sort()).toEqual(['t', 'u']);
       expect(f.context.leadership.get('t-0')?.state).toEqual({ leader: 2, leaderEpoch: 3, isr: [2], controllerEpoch: EPOCH });
+      // One leader from outside the ISR: UncleanLeaderElectionsPerSec moves by one.
+      expect(uncleanElections).toBe(1);
       expect(f.context.partitionState(tp)).toBe('OnlinePartition');
       expect(f.context.partitionState(other)).toBe('OfflinePartition');
       expect(zk.node(other)).toEqual({ state: lic(1, 6, [1]), zkVersion: 9 });

@@ -56,6 +56,18 @@ describe('Log', () => {
     expect(fs.readFileSync(path.join(f.logDir, 'leader-epoch-checkpoint'), 'utf8')).toBe('0\n1\n0 0\n');
   });
 
+  it('times each segment flush through onSegmentFlush (LogFlushStats), and only flushes that happen', async () => {
+    const flushes: number[] = [];
+    const log = f.open({}, { onSegmentFlush: (ms) => flushes.push(ms) });
+    await log.appendAsLeader(makeBatch({ count: 3 }));
+    await log.flush();
+    expect(flushes).toHaveLength(1);
+    expect(flushes[0]).toBeGreaterThanOrEqual(0);
+    // Nothing above the recovery point: no segment is flushed, nothing is timed.
+    await log.flush();
+    expect(flushes).toHaveLength(1);
+  });
+
   it('assigns consecutive offsets from the log end offset and reads batches back', async () => {
     const log = f.open();
     const a = await log.appendAsLeader(makeBatch({ count: 3 }));
