@@ -1026,7 +1026,8 @@ export class GroupCoordinator {
     if (view === null) return 0;
     if (await this.deps.offsetStore.isZookeeperConsumerGroup(groupId)) return 0;
     const offsets = await this.deps.offsetStore.fetchAllWithCommitTimes(groupId);
-    const expired = new Set(expiredOffsets(view, offsets, nowMs, retentionMs));
+    // Kafka spares a partition an open transaction will commit (removeExpiredOffsets' pendingTransactionalOffsetCommits).
+    const expired = new Set(expiredOffsets(view, offsets, nowMs, retentionMs).filter((o) => !this.pendingTxnOffsets.hasPending(groupId, o)));
     const deleted = expired.size === 0 ? [] : await this.deps.offsetStore.deleteExpired(groupId, offsets.filter((o) => expired.has(o)));
     // The group may have changed while ZooKeeper answered: decide on what it is now.
     const group = this.groups.get(groupId);
