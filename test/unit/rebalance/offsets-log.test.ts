@@ -66,6 +66,21 @@ class MemoryOffsetStore {
   async fetchMany(group: string, tps: readonly { topic: string; partition: number }[]): Promise<number[]> {
     return tps.map((tp) => this.offsets.get(`${group}/${tp.topic}/${tp.partition}`) ?? -1);
   }
+  // What the expiry reads and deletes: every offset committed at time 0.
+  async allGroups(): Promise<string[]> {
+    return [...new Set([...this.offsets.keys()].map((k) => k.split('/')[0]!))];
+  }
+  async isZookeeperConsumerGroup(): Promise<boolean> {
+    return false;
+  }
+  async fetchAllWithCommitTimes(group: string): Promise<{ topic: string; partition: number; commitTimestamp: number; version: number }[]> {
+    return [...this.offsets.keys()].filter((k) => k.startsWith(`${group}/`)).map((k) => ({ topic: k.split('/')[1]!, partition: Number(k.split('/')[2]), commitTimestamp: 0, version: 0 }));
+  }
+  async deleteExpired<T extends { topic: string; partition: number }>(group: string, offsets: readonly T[]): Promise<T[]> {
+    for (const o of offsets) this.offsets.delete(`${group}/${o.topic}/${o.partition}`);
+    return [...offsets];
+  }
+  async removeEmptyGroup(): Promise<void> {}
 }
 
 describe('offsets in __consumer_offsets across a coordinator failover', () => {
@@ -147,6 +162,20 @@ describe('offsets in __consumer_offsets across a coordinator failover', () => {
     expect(await c.commitOffsets('g', -1, '', [{ ...tp, offset: 1, metadata: null }])).toEqual([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS.code]);
     await load;
     expect(await c.commitOffsets('g', -1, '', [{ ...tp, offset: 1, metadata: null }])).toEqual([0]);
+    c.shutdown();
+  });
+
+  it('expires with tombstones but spares a partition an open transaction will commit', async () => {
+    const log = new MemoryOffsetsLog();
+    const store = new MemoryOffsetStore();
+    const c = coordinatorOn(log, store);
+    await c.onElection(0);
+    expect(await c.commitOffsets('g', -1, '', [{ ...tp, offset: 1, metadata: null }, { topic: 't', partition: 1, offset: 2, metadata: null }])).toEqual([0, 0]);
+    expect(await c.txnCommitOffsets('g', 5, 0, -1, '', null, [{ ...tp, offset: 3, metadata: null }])).toEqual([0]);
+    expect(await c.cleanupGroupMetadata()).toBe(1);
+    expect([...store.offsets.keys()]).toEqual(['g/t/0']);
+    const tombstones = log.batches[log.batches.length - 1]!.records;
+    expect(tombstones.map((r) => [readOffsetsTopicKey(r.key!), r.value])).toEqual([[{ kind: 'offset', group: 'g', topic: 't', partition: 1 }, null]]);
     c.shutdown();
   });
 });
