@@ -39,6 +39,7 @@ import { createReplicationQuotaManagers } from './replication-quota-manager';
 import { FetchManager } from './fetch-manager';
 import { FetchSessionCache } from './fetch-session-cache';
 import { GroupCoordinator } from '../rebalance/group-coordinator';
+import { offsetsLogAccess } from './offsets-log-access';
 import { ZkOffsetStore } from '../rebalance/zk-offset-store';
 import { coordinatorPartitionFor } from '../rebalance/coordinator-placement';
 import { GROUP_METADATA_TOPIC_NAME } from '../common/topic';
@@ -235,8 +236,11 @@ export class KafkaServer {
         offsetMetadataMaxBytes: this.config.get('offset.metadata.max.bytes'),
         offsetsRetentionMs: this.config.get('offsets.retention.minutes') * 60 * 1000,
         offsetsRetentionCheckIntervalMs: this.config.get('offsets.retention.check.interval.ms'),
+        offsetCommitTimeoutMs: this.config.get('offsets.commit.timeout.ms'),
+        offsetsLoadBufferSize: this.config.get('offsets.load.buffer.size'),
       },
       offsetStore: new ZkOffsetStore(zk),
+      offsetsLog: offsetsLogAccess(replicaManager, clock),
       // The topic's actual partition count once it exists, the configured one until then.
       partitionFor: (groupId) => coordinatorPartitionFor(groupId, metadataCache.numPartitions(GROUP_METADATA_TOPIC_NAME) ?? this.config.get('offsets.topic.num.partitions')),
       clock,

@@ -57,6 +57,8 @@ export interface GroupConsumerConfig {
   assignor?: 'range' | 'roundrobin';
   /** Kafka's ConsumerRebalanceListener (the eager protocol: everything is revoked before each join). */
   listener?: RebalanceListener;
+  /** isolation.level: read_committed fetches stop at the last stable offset and skip aborted transactions. */
+  isolationLevel?: 'read_uncommitted' | 'read_committed';
 }
 
 export interface RebalanceListener {
@@ -112,6 +114,7 @@ export class GroupConsumer {
       groupInstanceId: config.groupInstanceId ?? null,
       assignor: config.assignor ?? 'range',
       listener: config.listener,
+      isolationLevel: config.isolationLevel ?? 'read_uncommitted',
     };
     this.log = getLogger('org.apache.kafka.clients.consumer.internals.ConsumerCoordinator', `[Consumer groupId=${config.groupId}] `);
   }
@@ -229,7 +232,7 @@ export class GroupConsumer {
     this.assigned = partitions;
     this.buffer = [];
     this.consumed.clear();
-    const fetcher = new PartitionConsumer(this.client, { maxWaitMs: 100 });
+    const fetcher = new PartitionConsumer(this.client, { maxWaitMs: 100, isolationLevel: this.cfg.isolationLevel });
     if (partitions.length > 0) {
       const fetched = await this.client.request(this.coordinator!, OffsetFetchApi, {
         groupId: this.cfg.groupId,

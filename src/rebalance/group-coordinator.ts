@@ -12,6 +12,9 @@ import { GroupMetadata } from './group-metadata';
 import { GroupState } from './group-state';
 import { JoinResult, MemberMetadata, MemberProtocol, SyncResult } from './member-metadata';
 import { PendingTxnOffsets } from './pending-txn-offsets';
+import { groupMetadataKey, offsetCommitKey, offsetCommitValue, OffsetCommitValue } from './offset-commit-record';
+import { OffsetsLog, OffsetsLogRecord } from './offsets-log';
+import { emptyReplay, replayOffsetsBatches } from './offsets-log-replay';
 import { expiredOffsets, GroupExpiryView, OFFSET_ONLY_GROUP } from './offset-expiry';
 import { TopicPartitionOffset, ZkOffsetStore } from './zk-offset-store';
 
@@ -30,6 +33,10 @@ export interface GroupCoordinatorConfig {
   offsetsRetentionMs?: number;
   /** offsets.retention.check.interval.ms: the period of the expiry; without it no expiry is scheduled (unit tests). */
   offsetsRetentionCheckIntervalMs?: number;
+  /** offsets.commit.timeout.ms: how long an append to `__consumer_offsets` waits for the ISR (default 5000). */
+  offsetCommitTimeoutMs?: number;
+  /** offsets.load.buffer.size: bytes read at a time when loading a partition (default 5 MiB). */
+  offsetsLoadBufferSize?: number;
 }
 
 export interface GroupCoordinatorDeps {
@@ -37,6 +44,11 @@ export interface GroupCoordinatorDeps {
   offsetStore: ZkOffsetStore;
   /** The `__consumer_offsets` partition of a group (Kafka's partitionFor). */
   partitionFor(groupId: string): number;
+  /**
+   * The `__consumer_offsets` partitions (the broker's replica manager): every commit is appended there in Kafka's
+   * format before ZooKeeper is written. Without it (unit tests) offsets live in ZooKeeper alone.
+   */
+  offsetsLog?: OffsetsLog;
   clock?: Clock;
   /** For the GroupMetadataManager's log prefix. */
   brokerId?: number;
@@ -59,6 +71,14 @@ export interface JoinGroupParams {
 
 export interface CommitPartition extends TopicPartitionOffset {
   metadata: string | null;
+  /** committed_leader_epoch (OffsetCommit v6+, TxnOffsetCommit v2+); -1 or absent when unknown. */
+  leaderEpoch?: number;
+}
+
+/** OffsetFetch's answer for one partition: the offset (ZooKeeper's) with the leader epoch and metadata of its commit. */
+export interface FetchedOffset extends TopicPartitionOffset {
+  leaderEpoch: number;
+  metadata: string;
 }
 
 export interface DescribedGroupInfo {
@@ -100,6 +120,13 @@ export class GroupCoordinator {
   private readonly metadataLog: Logger;
   /** TxnOffsetCommit offsets waiting for their transaction's marker. */
   private readonly pendingTxnOffsets = new PendingTxnOffsets();
+  /**
+   * The last commit of each partition as `__consumer_offsets` holds it (group -> `topic-partition` -> value), for
+   * the groups of the partitions this broker leads: loaded from the log on election, updated by each commit.
+   */
+  private readonly committedCache = new Map<string, Map<string, OffsetCommitValue>>();
+  /** Partitions being loaded (Kafka's loadingPartitions): their groups get COORDINATOR_LOAD_IN_PROGRESS. */
+  private readonly loading = new Map<number, Promise<void>>();
 
   constructor(private readonly deps: GroupCoordinatorDeps) {
     this.clock = deps.clock ?? SYSTEM_CLOCK;
@@ -144,16 +171,79 @@ export class GroupCoordinator {
   }
 
   /** This broker became the leader of `__consumer_offsets` partition `partition` (a LeaderAndIsr). */
-  onElection(partition: number): void {
-    if (this.ownedPartitions.has(partition)) return;
+  onElection(partition: number): Promise<void> {
+    if (this.ownedPartitions.has(partition)) return this.loading.get(partition) ?? Promise.resolve();
     log.info(`Elected as the group coordinator for partition ${partition}`);
     this.ownedPartitions.add(partition);
+    const offsetsLog = this.deps.offsetsLog;
+    if (offsetsLog === undefined) return Promise.resolve();
+    const load = this.loadPartition(offsetsLog, partition).finally(() => {
+      if (this.loading.get(partition) === load) this.loading.delete(partition);
+    });
+    this.loading.set(partition, load);
+    return load;
+  }
+
+  /**
+   * Kafka's loadGroupsAndOffsets: replays the partition's log into the commit cache; transactions without a
+   * marker yet become pending again (their marker will come here), and offsets whose transaction committed are
+   * written to ZooKeeper where it holds another value (the old coordinator may have died between the marker and
+   * its ZooKeeper write; writing again is harmless).
+   */
+  private async loadPartition(offsetsLog: OffsetsLog, partition: number): Promise<void> {
+    const started = this.clock.nowMs();
+    const topicPartition = `__consumer_offsets-${partition}`;
+    this.metadataLog.info(`Scheduling loading of offsets and group metadata from ${topicPartition}`);
+    const state = emptyReplay();
+    try {
+      const bounds = offsetsLog.bounds(partition);
+      let offset = bounds?.logStartOffset ?? 0;
+      const end = bounds?.logEndOffset ?? 0;
+      while (offset < end && this.ownedPartitions.has(partition)) {
+        const next = replayOffsetsBatches(state, offsetsLog.read(partition, offset, this.deps.config.offsetsLoadBufferSize ?? 5242880), (at, err) =>
+          this.metadataLog.warn(`Skipping the unreadable record at offset ${at} of ${topicPartition}: ${(err as Error).message}`),
+        );
+        if (next < 0) break;
+        offset = next;
+      }
+    } catch (err) {
+      this.metadataLog.error(`Error loading offsets from ${topicPartition}`, err);
+    }
+    if (!this.ownedPartitions.has(partition)) return;
+    let offsets = 0;
+    for (const [groupId, byTp] of state.committed) {
+      if (this.deps.partitionFor(groupId) !== partition) continue;
+      const cache = new Map<string, OffsetCommitValue>();
+      for (const [key, o] of byTp) cache.set(key, o.value);
+      this.committedCache.set(groupId, cache);
+      offsets += cache.size;
+      const fromTxn = [...byTp.values()].filter((o) => o.transactional);
+      if (fromTxn.length === 0) continue;
+      try {
+        const current = await this.deps.offsetStore.fetchMany(groupId, fromTxn);
+        const stale = fromTxn.filter((o, i) => current[i] !== o.value.offset).map((o) => ({ topic: o.topic, partition: o.partition, offset: o.value.offset }));
+        if (stale.length > 0) await this.deps.offsetStore.commit(groupId, stale);
+      } catch (err) {
+        this.metadataLog.warn(`Could not write the transactional offsets of group ${groupId} to ZooKeeper`, err);
+      }
+    }
+    for (const [producerId, byGroup] of state.pending) {
+      for (const [groupId, byTp] of byGroup) {
+        if (this.deps.partitionFor(groupId) !== partition) continue;
+        this.pendingTxnOffsets.add(groupId, producerId, [...byTp.values()].map((o) => ({ topic: o.topic, partition: o.partition, offset: o.value.offset, metadata: o.value.metadata, leaderEpoch: o.value.leaderEpoch })));
+      }
+    }
+    this.metadataLog.info(`Finished loading offsets and group metadata from ${topicPartition} in ${this.clock.nowMs() - started} milliseconds, of which 0 milliseconds was spent in the scheduler.`);
+    log.debug(`Loaded ${offsets} offsets of ${topicPartition}`);
   }
 
   /** This broker no longer leads the partition (LeaderAndIsr as follower, or StopReplica): its groups leave. */
   onResignation(partition: number): void {
     if (!this.ownedPartitions.delete(partition)) return;
     log.info(`Resigned as the group coordinator for partition ${partition}`);
+    const ofPartition = (groupId: string): boolean => this.deps.partitionFor(groupId) === partition;
+    for (const groupId of [...this.committedCache.keys()]) if (ofPartition(groupId)) this.committedCache.delete(groupId);
+    this.pendingTxnOffsets.dropGroups(ofPartition);
     let removed = 0;
     for (const g of [...this.groups.values()]) {
       if (this.deps.partitionFor(g.groupId) !== partition) continue;
@@ -200,6 +290,7 @@ export class GroupCoordinator {
     if (groupIdError(groupId) !== undefined) return 'INVALID_GROUP_ID';
     if (!this.active) return 'COORDINATOR_NOT_AVAILABLE';
     if (!this.isCoordinatorFor(groupId)) return 'NOT_COORDINATOR';
+    if (this.loading.has(this.deps.partitionFor(groupId))) return 'COORDINATOR_LOAD_IN_PROGRESS';
     return null;
   }
 
@@ -640,7 +731,63 @@ export class GroupCoordinator {
       if (generationId !== group.generationId) return all('ILLEGAL_GENERATION');
       this.scheduleHeartbeat(group, member);
     }
-    return this.storeOffsets(groupId, offsets);
+    return this.storeOffsets(groupId, offsets, true);
+  }
+
+  /**
+   * Appends records to the group's `__consumer_offsets` partition as one batch (Kafka's storeOffsets and
+   * storeGroup: the coordinator's append with acks -1), transactional when a producer is given. Resolves with the
+   * error OffsetCommit answers, mapped as Kafka's putCacheCallback maps the append's, or undefined.
+   */
+  private async appendToOffsetsLog(offsetsLog: OffsetsLog, groupId: string, records: OffsetsLogRecord[], producer?: { producerId: number; producerEpoch: number }): Promise<ErrorName | undefined> {
+    const error = await offsetsLog.append(this.deps.partitionFor(groupId), records, producer, this.deps.config.offsetCommitTimeoutMs ?? 5000);
+    switch (error) {
+      case undefined:
+        return undefined;
+      case 'UNKNOWN_TOPIC_OR_PARTITION':
+      case 'NOT_ENOUGH_REPLICAS':
+      case 'NOT_ENOUGH_REPLICAS_AFTER_APPEND':
+        return 'COORDINATOR_NOT_AVAILABLE';
+      case 'NOT_LEADER_OR_FOLLOWER':
+      case 'KAFKA_STORAGE_ERROR':
+        return 'NOT_COORDINATOR';
+      case 'MESSAGE_TOO_LARGE':
+      case 'RECORD_LIST_TOO_LARGE':
+      case 'INVALID_FETCH_SIZE':
+        return 'INVALID_COMMIT_OFFSET_SIZE';
+      default:
+        return error;
+    }
+  }
+
+  /** The offset commit records of `offsets`, committed at `now` (a null metadata is stored as "", as Kafka's). */
+  private commitRecords(groupId: string, offsets: readonly CommitPartition[], now: number): { records: OffsetsLogRecord[]; values: OffsetCommitValue[] } {
+    const values = offsets.map((o) => ({ offset: o.offset, leaderEpoch: o.leaderEpoch ?? -1, metadata: o.metadata ?? '', commitTimestamp: now }));
+    return { records: offsets.map((o, i) => ({ key: offsetCommitKey(groupId, o.topic, o.partition), value: offsetCommitValue(values[i]!), timestamp: now })), values };
+  }
+
+  private remember(groupId: string, offsets: readonly TopicPartitionOffset[], values: readonly OffsetCommitValue[]): void {
+    let cache = this.committedCache.get(groupId);
+    if (cache === undefined) this.committedCache.set(groupId, (cache = new Map()));
+    offsets.forEach((o, i) => cache.set(tpString(o), values[i]!));
+  }
+
+  /**
+   * Tombstones for offsets (and, with `group`, for the group itself), where Kafka writes them: OffsetDelete,
+   * DeleteGroups and the expiry. A failed append is logged, as Kafka's cleanupGroupMetadata does; ZooKeeper stays
+   * the source of the offsets either way.
+   */
+  private async appendTombstones(groupId: string, partitions: readonly { topic: string; partition: number }[], group: boolean): Promise<void> {
+    const cache = this.committedCache.get(groupId);
+    for (const p of partitions) cache?.delete(tpString(p));
+    if (group) this.committedCache.delete(groupId);
+    const offsetsLog = this.deps.offsetsLog;
+    if (offsetsLog === undefined || (partitions.length === 0 && !group)) return;
+    const now = this.clock.nowMs();
+    const records: OffsetsLogRecord[] = partitions.map((p) => ({ key: offsetCommitKey(groupId, p.topic, p.partition), value: null, timestamp: now }));
+    if (group) records.push({ key: groupMetadataKey(groupId), value: null, timestamp: now });
+    const error = await this.appendToOffsetsLog(offsetsLog, groupId, records).catch((err: unknown) => (err as Error).message);
+    if (error !== undefined) this.metadataLog.warn(`Failed to append ${records.length} tombstones to __consumer_offsets-${this.deps.partitionFor(groupId)} for group ${groupId}: ${error}`);
   }
 
   /**
@@ -648,7 +795,7 @@ export class GroupCoordinator {
    * The group id must still name a znode (INVALID_GROUP_ID), and a partition of a topic whose name is illegal
    * (which cannot exist) gets UNKNOWN_TOPIC_OR_PARTITION, as Kafka answers for partitions it does not know.
    */
-  async storeOffsets(groupId: string, offsets: CommitPartition[]): Promise<number[]> {
+  async storeOffsets(groupId: string, offsets: CommitPartition[], toLog = false): Promise<number[]> {
     if (groupIdError(groupId) !== undefined) return offsets.map(() => ErrorCode.INVALID_GROUP_ID.code);
     const max = this.deps.config.offsetMetadataMaxBytes;
     const errors = offsets.map((o) => {
@@ -657,7 +804,16 @@ export class GroupCoordinator {
       return ErrorCode.NONE.code;
     });
     const valid = errors.map((e) => e === ErrorCode.NONE.code);
-    const results = await this.deps.offsetStore.commit(groupId, offsets.filter((_, i) => valid[i]));
+    const toStore = offsets.filter((_, i) => valid[i]);
+    const offsetsLog = this.deps.offsetsLog;
+    if (toLog && offsetsLog !== undefined && toStore.length > 0) {
+      // The log first (acks -1): what it holds survives a failover; ZooKeeper, the offsets' source, after.
+      const { records, values } = this.commitRecords(groupId, toStore, this.clock.nowMs());
+      const appendError = await this.appendToOffsetsLog(offsetsLog, groupId, records);
+      if (appendError !== undefined) return offsets.map((_, i) => (valid[i] ? ErrorCode[appendError].code : errors[i]!));
+      this.remember(groupId, toStore, values);
+    }
+    const results = await this.deps.offsetStore.commit(groupId, toStore);
     let next = 0;
     return offsets.map((o, i) => {
       if (!valid[i]) return errors[i]!;
@@ -675,7 +831,7 @@ export class GroupCoordinator {
    * pending under the producer id until the transaction's marker reaches this group's offsets partition
    * (`handleTxnCompletion`). A commit without a generation (v0-v2, or generation -1) skips the member checks.
    */
-  txnCommitOffsets(groupId: string, producerId: number, generationId: number, memberId: string, groupInstanceId: string | null, offsets: CommitPartition[]): number[] {
+  async txnCommitOffsets(groupId: string, producerId: number, producerEpoch: number, generationId: number, memberId: string, groupInstanceId: string | null, offsets: CommitPartition[]): Promise<number[]> {
     const all = (name: ErrorName): number[] => offsets.map(() => ErrorCode[name].code);
     const error = this.checkCoordinator(groupId);
     if (error !== null) return all(error);
@@ -694,7 +850,15 @@ export class GroupCoordinator {
       if (o.metadata !== null && Buffer.byteLength(o.metadata, 'utf8') > max) return ErrorCode.OFFSET_METADATA_TOO_LARGE.code;
       return ErrorCode.NONE.code;
     });
-    this.pendingTxnOffsets.add(groupId, producerId, offsets.filter((_, i) => errors[i] === ErrorCode.NONE.code));
+    const accepted = offsets.filter((_, i) => errors[i] === ErrorCode.NONE.code);
+    const offsetsLog = this.deps.offsetsLog;
+    if (offsetsLog !== undefined && accepted.length > 0) {
+      // A transactional batch of the producer: the transaction's marker on this partition completes it, and a
+      // coordinator loading the partition after a failover finds it pending (or committed) again.
+      const appendError = await this.appendToOffsetsLog(offsetsLog, groupId, this.commitRecords(groupId, accepted, this.clock.nowMs()).records, { producerId, producerEpoch });
+      if (appendError !== undefined) return errors.map((e) => (e === ErrorCode.NONE.code ? ErrorCode[appendError].code : e));
+    }
+    this.pendingTxnOffsets.add(groupId, producerId, accepted);
     return errors;
   }
 
@@ -704,8 +868,12 @@ export class GroupCoordinator {
    */
   async handleTxnCompletion(producerId: number, offsetsPartitions: readonly number[], commit: boolean): Promise<void> {
     const partitions = new Set(offsetsPartitions);
+    // A marker that reaches a partition still loading settles what the load finds pending (Kafka schedules the
+    // completion after the load).
+    await Promise.all(offsetsPartitions.map((p) => this.loading.get(p)));
     for (const { groupId, offsets } of this.pendingTxnOffsets.take(producerId, (g) => partitions.has(this.partitionFor(g)))) {
       if (!commit) continue;
+      this.remember(groupId, offsets, this.commitRecords(groupId, offsets, this.clock.nowMs()).values);
       const errors = await this.storeOffsets(groupId, offsets);
       errors.forEach((e, i) => {
         if (e !== ErrorCode.NONE.code) log.warn(`Failed to store the transactional offset ${offsets[i]!.offset} of ${tpString(offsets[i]!)} for group ${groupId} (producer ${producerId}): error ${e}`);
@@ -719,7 +887,21 @@ export class GroupCoordinator {
   }
 
   /** OffsetFetch: committed offsets of the given partitions (-1 when none), or of every partition when null. */
-  async fetchOffsets(groupId: string, partitions: { topic: string; partition: number }[] | null, checkCoordinator = true): Promise<{ errorCode: number; offsets: TopicPartitionOffset[] }> {
+  async fetchOffsets(groupId: string, partitions: { topic: string; partition: number }[] | null, checkCoordinator = true): Promise<{ errorCode: number; offsets: FetchedOffset[] }> {
+    const r = await this.fetchStoredOffsets(groupId, partitions, checkCoordinator);
+    // ZooKeeper holds the offset; the epoch and metadata are those of the log's commit of that same offset (a
+    // commit that did not go through the log, OffsetCommit v0 or the ZooKeeper consumer, has none).
+    const cache = this.committedCache.get(groupId);
+    return {
+      errorCode: r.errorCode,
+      offsets: r.offsets.map((o) => {
+        const c = o.offset < 0 ? undefined : cache?.get(tpString(o));
+        return c !== undefined && c.offset === o.offset ? { ...o, leaderEpoch: c.leaderEpoch, metadata: c.metadata } : { ...o, leaderEpoch: -1, metadata: '' };
+      }),
+    };
+  }
+
+  private async fetchStoredOffsets(groupId: string, partitions: { topic: string; partition: number }[] | null, checkCoordinator: boolean): Promise<{ errorCode: number; offsets: TopicPartitionOffset[] }> {
     if (checkCoordinator) {
       const error = this.checkCoordinator(groupId);
       if (error !== null) return { errorCode: ErrorCode[error].code, offsets: [] };
@@ -800,6 +982,9 @@ export class GroupCoordinator {
       const stored = await this.deps.offsetStore.groupExists(groupId);
       if (group === undefined && !stored) return { groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND.code };
       if (group !== undefined) this.unload(group, 'COORDINATOR_NOT_AVAILABLE');
+      // Kafka's removeAllOffsets: a tombstone for each offset the group has, then the group's own.
+      const offsets = this.deps.offsetsLog === undefined ? new Map<string, Map<number, number>>() : await this.deps.offsetStore.fetchAll(groupId);
+      await this.appendTombstones(groupId, [...offsets].flatMap(([topic, byPartition]) => [...byPartition.keys()].map((partition) => ({ topic, partition }))), true);
       await this.deps.offsetStore.deleteGroup(groupId);
       log.info(`Group ${groupId} deleted`);
       return { groupId, errorCode: ErrorCode.NONE.code };
@@ -841,12 +1026,16 @@ export class GroupCoordinator {
     if (view === null) return 0;
     if (await this.deps.offsetStore.isZookeeperConsumerGroup(groupId)) return 0;
     const offsets = await this.deps.offsetStore.fetchAllWithCommitTimes(groupId);
-    const expired = new Set(expiredOffsets(view, offsets, nowMs, retentionMs));
+    // Kafka spares a partition an open transaction will commit (removeExpiredOffsets' pendingTransactionalOffsetCommits).
+    const expired = new Set(expiredOffsets(view, offsets, nowMs, retentionMs).filter((o) => !this.pendingTxnOffsets.hasPending(groupId, o)));
     const deleted = expired.size === 0 ? [] : await this.deps.offsetStore.deleteExpired(groupId, offsets.filter((o) => expired.has(o)));
     // The group may have changed while ZooKeeper answered: decide on what it is now.
     const group = this.groups.get(groupId);
     const left = offsets.length - deleted.length;
-    if (left === 0 && (group === undefined || group.is('Empty')) && this.isCoordinatorFor(groupId)) {
+    const groupGone = left === 0 && (group === undefined || group.is('Empty')) && this.isCoordinatorFor(groupId);
+    // Kafka's cleanupGroupMetadata: a tombstone per expired offset, and the group's own once it is Dead.
+    if (deleted.length > 0 || (groupGone && this.committedCache.has(groupId))) await this.appendTombstones(groupId, deleted, groupGone);
+    if (groupGone) {
       if (group !== undefined) {
         this.metadataLog.info(`Group ${groupId} transitioned to Dead in generation ${group.generationId}`);
         this.unload(group, 'COORDINATOR_NOT_AVAILABLE');
@@ -896,6 +1085,7 @@ export class GroupCoordinator {
     }
     const eligible = partitions.filter((p) => !subscribed.has(p.topic));
     if (eligible.length > 0) {
+      await this.appendTombstones(groupId, eligible, false);
       await this.deps.offsetStore.deleteOffsets(groupId, eligible);
       log.info(`The following offsets of the group ${groupId} were deleted: ${eligible.map(tpString).join(', ')}. `);
     }

@@ -30,7 +30,7 @@ export const OFFSET_ONLY_GROUP: GroupExpiryView = { state: 'Empty', protocolType
  * - A consumer group with members and known subscriptions: the commit time, for the topics none subscribes to.
  * - A group without protocol type (offsets only, committed outside group management): the commit time.
  * - Anything else (members, subscriptions not known yet or not the consumer protocol): nothing expires.
- * (Kafka also spares partitions with a pending transactional commit; there are no transactions here.)
+ * (Partitions with a pending transactional commit are spared by the coordinator, which knows them.)
  */
 export function expiredOffsets(group: GroupExpiryView, offsets: readonly CommittedOffsetAge[], nowMs: number, retentionMs: number): CommittedOffsetAge[] {
   const expired = (base: (o: CommittedOffsetAge) => number, subscribed: ReadonlySet<string> = new Set()): CommittedOffsetAge[] =>

@@ -2,7 +2,7 @@ import { tpString } from '../common/topic-partition';
 import type { TopicPartitionOffset } from './zk-offset-store';
 
 /** An offset with its metadata, as OffsetCommit carries it (the group coordinator's CommitPartition). */
-type CommitPartition = TopicPartitionOffset & { metadata: string | null };
+type CommitPartition = TopicPartitionOffset & { metadata: string | null; leaderEpoch?: number };
 
 /**
  * Offsets committed inside a transaction (TxnOffsetCommit) that are not offsets yet: Kafka's
@@ -31,6 +31,11 @@ export class PendingTxnOffsets {
 
   hasPendingForGroup(groupId: string): boolean {
     return (this.byGroup.get(groupId)?.size ?? 0) > 0;
+  }
+
+  /** Forgets every group `isIncluded` names (their `__consumer_offsets` partition left this broker). */
+  dropGroups(isIncluded: (groupId: string) => boolean): void {
+    for (const groupId of [...this.byGroup.keys()]) if (isIncluded(groupId)) this.byGroup.delete(groupId);
   }
 
   /** Removes and returns, per group in `groups`, what `producerId` had pending. */

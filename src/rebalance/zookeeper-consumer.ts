@@ -42,6 +42,8 @@ export interface ZookeeperConsumerConfig {
   /** fetch.wait.max.ms. */
   fetchWaitMaxMs?: number;
   clientId?: string;
+  /** isolation.level (the fetches go through PartitionConsumer, which reads transactional batches). */
+  isolationLevel?: 'read_uncommitted' | 'read_committed';
 }
 
 export class ConsumerRebalanceFailedError extends Error {}
@@ -142,6 +144,7 @@ export class ZookeeperConsumer {
       excludeInternalTopics: config.excludeInternalTopics ?? true,
       fetchWaitMaxMs: config.fetchWaitMaxMs ?? 100,
       clientId: config.clientId ?? config.groupId,
+      isolationLevel: config.isolationLevel ?? 'read_uncommitted',
     };
     this.assignor = assignorFor(this.cfg.partitionAssignmentStrategy);
     const uuid = randomUUID().replace(/-/g, '').slice(0, 8);
@@ -342,7 +345,7 @@ export class ZookeeperConsumer {
     const offsets = await this.store!.fetchMany(group, assigned.map((a) => a.tp));
     if (!(await this.claim(assigned))) return false;
     await this.ensureClient();
-    const fetcher = new PartitionConsumer(this.client!, { maxWaitMs: this.cfg.fetchWaitMaxMs });
+    const fetcher = new PartitionConsumer(this.client!, { maxWaitMs: this.cfg.fetchWaitMaxMs, isolationLevel: this.cfg.isolationLevel });
     const withOffset = assigned.map((a, i) => ({ ...a, offset: offsets[i]! }));
     for (const a of withOffset) {
       // No committed offset: auto.offset.reset decides where to start.

@@ -3,7 +3,7 @@ import { GroupConsumer } from '../rebalance/group-consumer';
 import { CliError } from './cli';
 import { toolClientConnection } from './tool-client-connection';
 import type { ConsoleConsumerOptions } from './console-consumer-options';
-import { consoleLimits, consumeLoop } from './console-consumer-loop';
+import { consoleLimits, consumeLoop, isolationLevelOf } from './console-consumer-loop';
 import { intOption, parseBrokerList } from './tool-properties';
 
 /**
@@ -29,6 +29,7 @@ export async function runGroupConsoleConsumer(
   }
   const reset = props.get('auto.offset.reset') ?? (o.fromBeginning ? 'earliest' : 'latest');
   if (reset !== 'earliest' && reset !== 'latest') throw new CliError(`Invalid value ${reset} for configuration auto.offset.reset: String must be one of: latest, earliest, none`);
+  const isolationLevel = isolationLevelOf(props);
   const client = new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: props.get('client.id') ?? 'console-consumer', ...toolClientConnection(props, '--consumer.config / --consumer-property') });
   const consumer = new GroupConsumer(client, {
     groupId: o.group as string,
@@ -38,6 +39,7 @@ export async function runGroupConsoleConsumer(
     heartbeatIntervalMs: intOption(props.get('heartbeat.interval.ms'), 'heartbeat.interval.ms', 3000),
     enableAutoCommit: (props.get('enable.auto.commit') ?? 'true') === 'true',
     autoCommitIntervalMs: intOption(props.get('auto.commit.interval.ms'), 'auto.commit.interval.ms', 5000),
+    isolationLevel,
   });
   let processed = 0;
   try {

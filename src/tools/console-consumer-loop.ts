@@ -2,6 +2,7 @@ import { ConsumedRecord } from '../client/partition-consumer';
 import { SYSTEM_CLOCK } from '../common/time';
 import { formatLog4jTimestamp } from '../common/time-format';
 import { TimestampType } from '../records';
+import { CliError } from './cli';
 import { intOption, parseKeyValueArgs } from './tool-properties';
 import { readClientProperties } from './tool-client-connection';
 
@@ -39,6 +40,18 @@ export class MessageFormatter {
     else if (out.endsWith(sep)) out = out.slice(0, -sep.length);
     return out + (this.flags.get('line.separator') ?? '\n');
   }
+}
+
+/**
+ * The consumer's isolation.level (read_uncommitted unless given, as Kafka's ConsumerConfig), refused with its
+ * ConfigException line when it is neither value.
+ */
+export function isolationLevelOf(props: Map<string, string>): 'read_uncommitted' | 'read_committed' {
+  const level = props.get('isolation.level') ?? 'read_uncommitted';
+  if (level !== 'read_uncommitted' && level !== 'read_committed') {
+    throw new CliError(`Invalid value ${level} for configuration isolation.level: String must be one of: read_committed, read_uncommitted`);
+  }
+  return level;
 }
 
 /** Where the console consumer's records come from: assigned partitions, a group, or the ZooKeeper consumer. */

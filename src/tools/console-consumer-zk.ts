@@ -6,7 +6,7 @@ import { validateZkConnectString } from '../zk/zk-connect-string';
 import { ZkPaths } from '../zk/zk-paths';
 import { CliError } from './cli';
 import type { ConsoleConsumerOptions } from './console-consumer-options';
-import { consoleLimits, consumeLoop } from './console-consumer-loop';
+import { consoleLimits, consumeLoop, isolationLevelOf } from './console-consumer-loop';
 import { intOption } from './tool-properties';
 
 const DEPRECATION =
@@ -30,6 +30,7 @@ export async function runZkConsoleConsumer(
   if (o.partition !== undefined || o.offset !== undefined) throw new CliError('Options partition and offset need --bootstrap-server.');
   const limits = consoleLimits(o);
   const props = limits.consumerProps;
+  const isolationLevel = isolationLevelOf(props);
   err(DEPRECATION);
   const givenGroup = o.group ?? props.get('group.id');
   const group = givenGroup ?? `console-consumer-${randomInt(100000)}`;
@@ -71,6 +72,7 @@ export async function runZkConsoleConsumer(
     rebalanceBackoffMs: intOption(props.get('rebalance.backoff.ms'), 'rebalance.backoff.ms', 2000),
     zkSessionTimeoutMs: intOption(props.get('zookeeper.session.timeout.ms'), 'zookeeper.session.timeout.ms', 6000),
     partitionAssignmentStrategy: strategy,
+    isolationLevel,
   });
   let processed = 0;
   try {

@@ -5,7 +5,7 @@ import { ConsumedRecord, PartitionConsumer, StartOffset } from '../client/partit
 import { TopicPartition } from '../common/topic-partition';
 import { CliError } from './cli';
 import { toolClientConnection } from './tool-client-connection';
-import { consoleLimits, consumeLoop, RecordSource } from './console-consumer-loop';
+import { consoleLimits, consumeLoop, isolationLevelOf, RecordSource } from './console-consumer-loop';
 import type { ConsoleConsumerOptions } from './console-consumer-options';
 import { runGroupConsoleConsumer } from './console-consumer-group';
 import { runZkConsoleConsumer } from './console-consumer-zk';
@@ -47,10 +47,7 @@ export async function runConsoleConsumer(
     else throw new CliError(`The offset ${o.offset} is not valid: expected earliest, latest or a non-negative number`);
   }
   const props = limits.consumerProps;
-  const isolationLevel = props.get('isolation.level') ?? 'read_uncommitted';
-  if (isolationLevel !== 'read_uncommitted' && isolationLevel !== 'read_committed') {
-    throw new CliError(`Invalid value ${isolationLevel} for configuration isolation.level: String must be one of: read_committed, read_uncommitted`);
-  }
+  const isolationLevel = isolationLevelOf(props);
   const client = new NetworkClient({ bootstrapServers: parseBrokerList(o.bootstrapServer as string, '--bootstrap-server'), clientId: props.get('client.id') ?? 'console-consumer', ...toolClientConnection(props, '--consumer.config / --consumer-property') });
   let processed = 0;
   try {

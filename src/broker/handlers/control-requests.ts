@@ -15,6 +15,7 @@ import { HandlerContext } from './handler-context';
  * broker, is refused as Kafka refuses it.
  */
 const txnLog = getLogger('kafka.coordinator.transaction.TransactionCoordinator');
+const groupLog = getLogger('kafka.coordinator.group.GroupMetadataManager');
 
 export function createLeaderAndIsrHandler(ctx: HandlerContext): ApiHandler<LeaderAndIsrRequest, LeaderAndIsrResponse> {
   return async (request, context) => {
@@ -23,7 +24,9 @@ export function createLeaderAndIsrHandler(ctx: HandlerContext): ApiHandler<Leade
     const version = context.header.apiVersion;
     const response = await ctx.replicaManager.becomeLeaderOrFollower(context.header.correlationId, request, version, (leaders, followers) => {
       // KafkaApis.onLeadershipChange: the coordinator of a group is the leader of its offsets partition.
-      for (const tp of leaders) if (tp.topic === GROUP_METADATA_TOPIC_NAME) ctx.groupCoordinator.onElection(tp.partition);
+      for (const tp of leaders) {
+        if (tp.topic === GROUP_METADATA_TOPIC_NAME) ctx.groupCoordinator.onElection(tp.partition).catch((err: unknown) => groupLog.error(`Failed to load offsets of ${GROUP_METADATA_TOPIC_NAME}-${tp.partition}`, err));
+      }
       for (const tp of followers) if (tp.topic === GROUP_METADATA_TOPIC_NAME) ctx.groupCoordinator.onResignation(tp.partition);
       // The transaction coordinator likewise, at the partition's leader epoch (its coordinator epoch); loading
       // runs in the background, its ids answering COORDINATOR_LOAD_IN_PROGRESS meanwhile.

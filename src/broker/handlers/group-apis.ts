@@ -40,7 +40,7 @@ export function createOffsetCommitHandler(ctx: HandlerContext): ApiHandler<Offse
     const allowed = (topic: string): boolean => authorizedTopics === undefined || authorizedTopics.has(topic);
     const flat = request.topics
       .filter((t) => allowed(t.name))
-      .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.committedMetadata })));
+      .flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.committedMetadata, leaderEpoch: p.committedLeaderEpoch })));
     // v0 is the ZooKeeper-era commit: any broker stores it, without group checks.
     const errors =
       context.header.apiVersion === 0
@@ -92,7 +92,7 @@ export function createOffsetFetchHandler(ctx: HandlerContext): ApiHandler<Offset
       }
       // v0 (the ZooKeeper-era fetch) reports a partition without a committed offset as UNKNOWN_TOPIC_OR_PARTITION.
       const errorCode = version === 0 && o.offset < 0 ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code : ErrorCode.NONE.code;
-      add(o.topic, { partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: -1, metadata: '', errorCode });
+      add(o.topic, { partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata, errorCode });
     }
     return { throttleTimeMs: 0, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })), errorCode: r.errorCode };
   };

@@ -81,10 +81,11 @@ export function createEndTxnHandler(ctx: HandlerContext): ApiHandler<EndTxnReque
  * TxnOffsetCommit (Kafka 2.8's handleTxnOffsetCommitRequest): Write on the transactional id, then Read on the
  * group, else every partition gets TRANSACTIONAL_ID_ / GROUP_AUTHORIZATION_FAILED; partitions of topics not
  * readable get TOPIC_AUTHORIZATION_FAILED, of unknown topics UNKNOWN_TOPIC_OR_PARTITION; the rest are held by
- * the group coordinator until the transaction's marker reaches the group's offsets partition.
+ * the group coordinator (appended to the group's `__consumer_offsets` partition as a transactional batch of the
+ * producer) until the transaction's marker reaches that partition.
  */
 export function createTxnOffsetCommitHandler(ctx: HandlerContext): ApiHandler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> {
-  return (request, context) => {
+  return async (request, context) => {
     const every = (errorCode: number): TxnOffsetCommitResponse => ({
       throttleTimeMs: 0,
       topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
@@ -97,9 +98,9 @@ export function createTxnOffsetCommitHandler(ctx: HandlerContext): ApiHandler<Tx
       .flatMap((t) =>
         t.partitions
           .filter((p) => ctx.metadataCache.partitionState({ topic: t.name, partition: p.partitionIndex }) !== undefined)
-          .map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.committedMetadata })),
+          .map((p) => ({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, metadata: p.committedMetadata, leaderEpoch: p.committedLeaderEpoch })),
       );
-    const errors = ctx.groupCoordinator.txnCommitOffsets(request.groupId, request.producerId, request.generationId, request.memberId, request.groupInstanceId, known);
+    const errors = await ctx.groupCoordinator.txnCommitOffsets(request.groupId, request.producerId, request.producerEpoch, request.generationId, request.memberId, request.groupInstanceId, known);
     const byKey = new Map(known.map((o, i) => [`${o.topic}-${o.partition}`, errors[i]!]));
     const missing = (topic: string): number => (readable.has(topic) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION.code : ErrorCode.TOPIC_AUTHORIZATION_FAILED.code);
     return {

@@ -2,7 +2,8 @@ import * as path from 'node:path';
 import { Kafka, logLevel, Producer } from 'kafkajs';
 import { BrokerConnection } from '../../../src/client/broker-connection';
 import { FindCoordinatorApi } from '../../../src/protocol/apis/find-coordinator';
-import { OffsetFetchApi } from '../../../src/protocol/apis/offset-fetch';
+import { OffsetCommitApi } from '../../../src/protocol/apis/offset-commit';
+import { OffsetFetchApi, OffsetFetchResponsePartition } from '../../../src/protocol/apis/offset-fetch';
 import { runTool } from '../../helpers/run-tool';
 import { runChild } from '../protocol/run-child';
 import { TestCluster } from '../../helpers/test-cluster';
@@ -12,8 +13,9 @@ import { waitUntil } from '../../helpers/wait-until';
  * The transaction coordinator with kafkajs 2.2.4's transactional producer on 3 brokers: FindCoordinator finds it,
  * `__transaction_state` is created with its configs, commits and aborts leave markers in the data logs, offsets
  * sent in a transaction reach ZooKeeper only on commit, a zombie is fenced, an open transaction past its timeout
- * is aborted, librdkafka (confluent-kafka) commits and aborts too, and a commit whose coordinator is SIGKILLed
- * after EndTxn is completed by the next coordinator.
+ * is aborted, librdkafka (confluent-kafka) commits and aborts too, group offsets (leader epoch, metadata and
+ * transactional ones) survive a SIGKILL of the group coordinator through `__consumer_offsets`, and a commit whose
+ * coordinator is SIGKILLed after EndTxn is completed by the next coordinator.
  */
 const PROPS = {
   'transaction.state.log.num.partitions': '4',
@@ -203,6 +205,85 @@ describe('transactions with kafkajs and confluent-kafka on 3 brokers', () => {
     );
     expect(markers).toEqual(['COMMIT', 'ABORT']);
   }, 120000);
+
+  it('keeps group offsets in __consumer_offsets: epoch and metadata, and transactional ones, across a SIGKILL of the group coordinator', async () => {
+    const group = 'tof-group';
+    await createTopic('tof', '0:1:2,1:2:0,2:0:1');
+    const groupCoordinator = await coordinatorOf(group, 0);
+    const live = [0, 1, 2].find((id) => id !== groupCoordinator)!;
+    /** One OffsetFetch v7 at the group's current coordinator, found through a broker that stays up. */
+    const fetchOffsets = async (requireStable = false): Promise<OffsetFetchResponsePartition[] | undefined> => {
+      const find = new BrokerConnection({ host: '127.0.0.1', port: cluster.broker(live).port });
+      try {
+        const c = await find.send(FindCoordinatorApi, { key: group, keyType: 0 }, { version: 2 });
+        if (c.errorCode !== 0) return undefined;
+        const conn = new BrokerConnection({ host: '127.0.0.1', port: c.port });
+        try {
+          const r = await conn.send(OffsetFetchApi, { groupId: group, topics: [{ name: 'tof', partitionIndexes: [0, 1, 2] }], requireStable }, { version: 7 });
+          return r.errorCode === 0 ? r.topics[0]!.partitions : undefined;
+        } finally {
+          conn.close();
+        }
+      } catch {
+        return undefined;
+      } finally {
+        find.close();
+      }
+    };
+    const conn = new BrokerConnection({ host: '127.0.0.1', port: cluster.broker(groupCoordinator).port });
+    try {
+      const r = await conn.send(OffsetCommitApi, { groupId: group, generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 'tof', partitions: [{ partitionIndex: 0, committedOffset: 3, committedLeaderEpoch: 7, commitTimestamp: -1, committedMetadata: 'm' }] }] }, { version: 8 });
+      expect(r.topics[0]!.partitions[0]!.errorCode).toBe(0);
+    } finally {
+      conn.close();
+    }
+    expect((await fetchOffsets())?.[0]).toMatchObject({ committedOffset: 3, committedLeaderEpoch: 7, metadata: 'm', errorCode: 0 });
+
+    // Two transactions coordinated elsewhere send offsets of the group, then its coordinator dies before either ends.
+    const ids: string[] = [];
+    for (let i = 0; ids.length < 2; i++) if ((await coordinatorOf(`tof-txn-${i}`)) !== groupCoordinator) ids.push(`tof-txn-${i}`);
+    const [toCommit, toAbort] = await Promise.all(
+      ids.map(async (id, i) => {
+        const p = producer(id);
+        await p.connect();
+        const t = await p.transaction();
+        await t.send({ topic: 'tof', messages: [{ value: id }] });
+        await t.sendOffsets({ consumerGroupId: group, topics: [{ topic: 'tof', partitions: [{ partition: i + 1, offset: String(11 * (i + 1)) }] }] });
+        return t;
+      }),
+    );
+    await cluster.broker(groupCoordinator).child.stop({ signal: 'SIGKILL' });
+    // The new coordinator loaded both transactional batches: pending again, so require_stable is refused.
+    const unstable = await waitUntil(async () => {
+      const parts = await fetchOffsets(true);
+      return parts !== undefined && parts[1]!.errorCode === 88 && parts[2]!.errorCode === 88 ? parts : undefined;
+    }, { timeoutMs: 60000, message: 'the transactional offsets pending at the new coordinator' });
+    expect(unstable[0]).toMatchObject({ committedOffset: 3, committedLeaderEpoch: 7, metadata: 'm', errorCode: 0 });
+    await toCommit!.commit();
+    await toAbort!.abort();
+    const zkOffset = async (p: number): Promise<string | undefined> => (await cluster.zk.getData(`${cluster.chroot}/consumers/${group}/offsets/tof/${p}`))?.data?.toString();
+    await waitUntil(async () => (await zkOffset(1)) === '11', { timeoutMs: 60000, message: 'the committed transactional offset in ZooKeeper' });
+    const settled = await waitUntil(async () => {
+      const parts = await fetchOffsets(true);
+      return parts?.every((p) => p.errorCode === 0) === true ? parts : undefined;
+    }, { timeoutMs: 30000, message: 'no offset pending once both transactions ended' });
+    expect(settled.map((p) => p.committedOffset)).toEqual([3, 11, -1]);
+    expect(await zkOffset(2)).toBeUndefined();
+
+    // The killed broker comes back: whoever leads the group's partition still answers the epoch and metadata.
+    await cluster.startBroker(groupCoordinator);
+    await cluster.waitForBrokerInMetadata(groupCoordinator);
+    await waitUntil(async () => (await fetchOffsets())?.[0]?.committedLeaderEpoch === 7, { timeoutMs: 30000, message: 'epoch 7 after the restart' });
+    expect((await fetchOffsets())?.[0]).toMatchObject({ committedOffset: 3, committedLeaderEpoch: 7, metadata: 'm' });
+    expect(await zkOffset(2)).toBeUndefined();
+    // Kafka's decoder reads the records: the plain commit, and the transactional ones in batches of their producers.
+    const dumps = await Promise.all([0, 1, 2, 3].map((i) => dumpLog(live, '__consumer_offsets', i, '--offsets-decoder').catch(() => '')));
+    const offsetsLog = dumps.find((d) => d.includes(`group=${group}`)) ?? '';
+    expect(offsetsLog).toMatch(/key: offset_commit::group=tof-group,partition=tof-0 payload: offset=3,metadata=m/);
+    expect(offsetsLog).toMatch(/isTransactional: true .*\n.*key: offset_commit::group=tof-group,partition=tof-1 payload: offset=11/);
+    expect(offsetsLog).toMatch(/endTxnMarker: COMMIT/);
+    expect(offsetsLog).toMatch(/endTxnMarker: ABORT/);
+  }, 180000);
 
   it('completes a commit whose coordinator is SIGKILLed after EndTxn', async () => {
     const transactionalId = 'tx-failover';

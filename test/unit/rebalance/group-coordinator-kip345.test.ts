@@ -37,7 +37,7 @@ describe('GroupCoordinator: group states and members as the admin APIs see them'
       clock,
     });
     coordinator.startup();
-    coordinator.onElection(0);
+    void coordinator.onElection(0);
   });
   afterEach(() => coordinator.shutdown());
 

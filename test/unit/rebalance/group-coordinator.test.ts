@@ -51,7 +51,7 @@ describe('GroupCoordinator', () => {
     });
     coordinator.startup();
     // The broker leads __consumer_offsets-0 (a LeaderAndIsr said so), not -1.
-    coordinator.onElection(0);
+    void coordinator.onElection(0);
   }
 
   const join = (memberId = '', protocols = [{ name: 'range', metadata: Buffer.from('m') }]): Promise<JoinResult> =>
@@ -153,8 +153,8 @@ describe('GroupCoordinator', () => {
     expect(await coordinator.fetchOffsets('g', [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }])).toEqual({
       errorCode: 0,
       offsets: [
-        { topic: 't', partition: 0, offset: 6 },
-        { topic: 't', partition: 1, offset: -1 },
+        { topic: 't', partition: 0, offset: 6, leaderEpoch: -1, metadata: '' },
+        { topic: 't', partition: 1, offset: -1, leaderEpoch: -1, metadata: '' },
       ],
     });
     expect((await coordinator.describeGroup('g')).state).toBe('Empty');
@@ -175,7 +175,7 @@ describe('GroupCoordinator', () => {
     coordinator.onResignation(0);
     expect(coordinator.heartbeat('g', 1, a.memberId)).toBe(code('NOT_COORDINATOR'));
     expect(coordinator.group('g')).toBeUndefined();
-    coordinator.onElection(0);
+    void coordinator.onElection(0);
     expect((await join(a.memberId)).errorCode).toBe(code('UNKNOWN_MEMBER_ID'));
   });
 
@@ -201,10 +201,10 @@ describe('GroupCoordinator', () => {
   it('holds transactional offsets until the marker: stored on COMMIT, dropped on ABORT, unstable meanwhile', async () => {
     create();
     const tp = { topic: 't', partition: 0 };
-    expect(coordinator.txnCommitOffsets('g', 7, -1, '', null, [{ ...tp, offset: 5, metadata: null }])).toEqual([0]);
-    expect(coordinator.txnCommitOffsets('g', 8, -1, '', null, [{ ...tp, offset: 9, metadata: null }])).toEqual([0]);
-    expect(coordinator.txnCommitOffsets('elsewhere', 7, -1, '', null, [{ ...tp, offset: 1, metadata: null }])).toEqual([code('NOT_COORDINATOR')]);
-    expect(coordinator.txnCommitOffsets('g', 7, 3, 'nobody', null, [{ ...tp, offset: 1, metadata: null }])).toEqual([code('ILLEGAL_GENERATION')]);
+    expect(await coordinator.txnCommitOffsets('g', 7, 0, -1, '', null, [{ ...tp, offset: 5, metadata: null }])).toEqual([0]);
+    expect(await coordinator.txnCommitOffsets('g', 8, 0, -1, '', null, [{ ...tp, offset: 9, metadata: null }])).toEqual([0]);
+    expect(await coordinator.txnCommitOffsets('elsewhere', 7, 0, -1, '', null, [{ ...tp, offset: 1, metadata: null }])).toEqual([code('NOT_COORDINATOR')]);
+    expect(await coordinator.txnCommitOffsets('g', 7, 0, 3, 'nobody', null, [{ ...tp, offset: 1, metadata: null }])).toEqual([code('ILLEGAL_GENERATION')]);
     expect(coordinator.hasPendingTxnOffset('g', tp)).toBe(true);
     expect(store.offsets.size).toBe(0);
     // A marker on another offsets partition leaves them alone.

@@ -53,7 +53,7 @@ describe('the coordinator answers INVALID_GROUP_ID for them in every group API, 
       clock: new MockClock(),
     });
     coordinator.startup();
-    coordinator.onElection(0);
+    void coordinator.onElection(0);
   });
 
   const snapshot = (): string[] => [...zk.nodes.entries()].map(([p, n]) => `${p}=${n.data?.toString() ?? ''}`).sort();
