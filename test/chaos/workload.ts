@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import type { Consumer, Producer } from 'kafkajs';
+import { errorName } from '../../src/common/error-codes';
 import type { Ack, LoggedRecord, SendError } from './history-checker';
 
 // kafkajs' table of Kafka's error codes, with its own message for each: its log of a failed produce response
-// names only the message.
-const { errorCodes } = require('kafkajs/src/protocol/error') as { errorCodes: { type: string; code: number; message: string }[] };
-const ERROR_BY_MESSAGE = new Map(errorCodes.map((e) => [e.message, `${e.type} (${e.code})`]));
+// names only the message. The names printed are Kafka 2.8's (kafkajs still says NOT_LEADER_FOR_PARTITION for 6).
+const { errorCodes } = require('kafkajs/src/protocol/error') as { errorCodes: { code: number; message: string }[] };
+const ERROR_BY_MESSAGE = new Map(errorCodes.map((e) => [e.message, kafkaError(e.code)]));
+
+function kafkaError(code: number): string {
+  return `${errorName(code)} (${code})`;
+}
 
 /** A produce response's error code, as the producer saw it on one attempt (retried or not). */
 export interface ResponseError {
@@ -210,7 +215,7 @@ export class Workload {
 /** Kafka's error name and code behind a failed send (kafkajs wraps it in its retry errors), else the error's name. */
 function rootError(err: unknown): string {
   for (let e = err as { name?: string; type?: string; code?: number; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (typeof e.type === 'string' && typeof e.code === 'number') return `${e.type} (${e.code})`;
+    if (typeof e.type === 'string' && typeof e.code === 'number') return kafkaError(e.code);
     if (e.cause === undefined) return e.name ?? 'Error';
   }
   return 'Error';
