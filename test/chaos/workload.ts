@@ -6,6 +6,7 @@ import type { Ack, LoggedRecord, SendError } from './history-checker';
 
 // kafkajs' table of Kafka's error codes, with its own message for each: its log of a failed produce response
 // names only the message. The names printed are Kafka 2.8's (kafkajs still says NOT_LEADER_FOR_PARTITION for 6).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { errorCodes } = require('kafkajs/src/protocol/error') as { errorCodes: { code: number; message: string }[] };
 const ERROR_BY_MESSAGE = new Map(errorCodes.map((e) => [e.message, kafkaError(e.code)]));
 
