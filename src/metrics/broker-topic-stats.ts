@@ -1,3 +1,5 @@
+import { lazyChild } from './lazy-child';
+
 /**
  * One topic's BrokerTopicMetrics meters (or the broker-wide ones), as plain numbers: the produce and fetch paths
  * add to them once per partition of a request (the record count comes from the batch header, the bytes are the
@@ -36,9 +38,7 @@ export class BrokerTopicStats {
   private readonly topics = new Map<string, TopicStats>();
 
   topicStats(topic: string): TopicStats {
-    let stats = this.topics.get(topic);
-    if (stats === undefined) this.topics.set(topic, (stats = new TopicStats()));
-    return stats;
+    return lazyChild(this.topics, topic, newTopicStats, undefined);
   }
 
   forget(topic: string): void {
@@ -84,4 +84,8 @@ export class BrokerTopicStats {
       this.allTopics.failedFetchRequests++;
     }
   }
+}
+
+function newTopicStats(): TopicStats {
+  return new TopicStats();
 }

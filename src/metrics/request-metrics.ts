@@ -1,9 +1,10 @@
+import { lazyChild } from './lazy-child';
 import { Reservoir } from './reservoir';
 
 /**
  * One request type's RequestMetrics (kafka.network:type=RequestMetrics,request=<name>): request counts by version,
  * error counts by error name and the time histograms. Created once per API on its first request and cached by
- * API key, so a request costs an array index, a few additions and one store per histogram.
+ * API key, so a request costs a map lookup, a few additions and one store per histogram.
  */
 export class RequestTypeMetrics {
   readonly requestsByVersion: number[] = [];
@@ -40,17 +41,16 @@ export interface RequestTimes {
 }
 
 export class RequestMetrics {
-  private readonly byKey: (RequestTypeMetrics | undefined)[] = [];
+  private readonly byKey = new Map<number, RequestTypeMetrics>();
 
   /** The API's metrics; `name` is Kafka's ApiKeys name (Produce, Fetch, ...). */
   forApi(apiKey: number, name: string): RequestTypeMetrics {
-    let m = this.byKey[apiKey];
-    if (m === undefined) this.byKey[apiKey] = m = new RequestTypeMetrics(name);
-    return m;
+    return lazyChild(this.byKey, apiKey, newRequestTypeMetrics, name);
   }
 
+  /** In API key order. */
   all(): RequestTypeMetrics[] {
-    return this.byKey.filter((m): m is RequestTypeMetrics => m !== undefined);
+    return [...this.byKey.entries()].sort(([a], [b]) => a - b).map(([, m]) => m);
   }
 
   /**
@@ -67,4 +67,8 @@ export class RequestMetrics {
     m.responseSendTimeMs.update(t.sentMs - t.sendStartMs);
     m.totalTimeMs.update(t.sentMs - t.receivedMs);
   }
+}
+
+function newRequestTypeMetrics(name: string): RequestTypeMetrics {
+  return new RequestTypeMetrics(name);
 }

@@ -1,12 +1,13 @@
 import { KafkaError } from '../common/kafka-error';
 import { getLogger } from '../common/logging/logging';
 import { hasCollisionChars, topicNameError, unifyCollisionChars } from '../common/topic';
+import { readPartitionState } from './read-partition-state';
+import type { PartitionStateWithVersion } from './read-partition-state';
 import { ZkClient } from './zk-client';
 import { ZkError } from './zk-error';
 import { zkNodeNameError, ZkPaths } from './zk-paths';
 import { ConfigChangeNotificationZNode, ConfigEntityZNode } from './znodes/config-znodes';
 import { sanitize } from './sanitizer';
-import { LeaderIsrAndControllerEpoch, PartitionStateZNode } from './znodes/partition-state';
 import { TopicAssignment, TopicAssignmentZNode, ZNODE_MAX_DATA_BYTES } from './znodes/topic-assignment';
 
 export type AdminZkErrorName = 'TOPIC_ALREADY_EXISTS' | 'INVALID_TOPIC_EXCEPTION' | 'UNKNOWN_TOPIC_OR_PARTITION' | 'INVALID_PARTITIONS' | 'INVALID_REPLICA_ASSIGNMENT';
@@ -24,10 +25,7 @@ export class AdminZkError extends KafkaError {
   }
 }
 
-export interface PartitionStateWithVersion {
-  state: LeaderIsrAndControllerEpoch;
-  zkVersion: number;
-}
+export type { PartitionStateWithVersion } from './read-partition-state';
 
 const log = getLogger('kafka.zk.AdminZkClient');
 
@@ -121,15 +119,7 @@ export class AdminZk {
   /** A partition's leader and ISR; null when absent or unreadable (Kafka reads unparsable state as none). */
   async getPartitionState(topic: string, partition: number): Promise<PartitionStateWithVersion | null> {
     if (zkNodeNameError(topic) !== undefined) return null;
-    const path = ZkPaths.partitionState(topic, partition);
-    const node = await this.zk.getData(path);
-    if (node === null) return null;
-    try {
-      return { state: PartitionStateZNode.decode(path, node.data), zkVersion: node.stat.version };
-    } catch (err) {
-      log.warn(`Ignoring unreadable partition state at ${path} (${reason(err)})`);
-      return null;
-    }
+    return readPartitionState(this.zk, topic, partition, log);
   }
 
   /** A topic's config overrides; unreadable data holds none (Kafka's ConfigEntityZNode.decode), logged with the path. */

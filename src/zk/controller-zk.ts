@@ -1,6 +1,8 @@
 import { getLogger } from '../common/logging/logging';
 import { SYSTEM_CLOCK } from '../common/time';
 import { topicNameError } from '../common/topic';
+import { readPartitionState } from './read-partition-state';
+import type { PartitionStateWithVersion } from './read-partition-state';
 import { ZkClient, ZkStat } from './zk-client';
 import { ZkError } from './zk-error';
 import { ZkPaths } from './zk-paths';
@@ -19,10 +21,8 @@ export interface PartitionStateEntry {
   state: LeaderIsrAndControllerEpoch;
 }
 
-export interface LeaderIsrWithVersion {
-  state: LeaderIsrAndControllerEpoch;
-  zkVersion: number;
-}
+/** A partition's leader and ISR with its znode version (the controller's name for it). */
+export type LeaderIsrWithVersion = PartitionStateWithVersion;
 
 /** A topic assignment as read; `unreadable` when the node held something else (then `assignment` is empty). */
 export interface TopicAssignmentWithVersion {
@@ -223,16 +223,8 @@ export class ControllerZk {
    * None for unparsable data, and the controller then fails that partition's state changes: "LeaderAndIsr
    * information doesn't exist"), logged with the path.
    */
-  async getPartitionState(topic: string, partition: number): Promise<LeaderIsrWithVersion | null> {
-    const path = ZkPaths.partitionState(topic, partition);
-    const node = await this.zk.getData(path);
-    if (node === null) return null;
-    try {
-      return { state: PartitionStateZNode.decode(path, node.data), zkVersion: node.stat.version };
-    } catch (err) {
-      zkLog.warn(`Ignoring unreadable partition state at ${path} (${reason(err)})`);
-      return null;
-    }
+  getPartitionState(topic: string, partition: number): Promise<LeaderIsrWithVersion | null> {
+    return readPartitionState(this.zk, topic, partition, zkLog);
   }
 
   /** Creates the state node of a new partition (and its parents); false when it already exists. */

@@ -343,7 +343,7 @@ export class ZkClient {
         }
         if (this.closed) return;
         this.handle = this.newHandle(resume);
-        const outcome = await (this.outcomes.get(this.handle) as Promise<HandleOutcome>);
+        const outcome = await this.outcomeWithin(this.handle, resume?.timeoutMs ?? this.options.sessionTimeoutMs);
         if (this.closed) return;
         // Connected and closed already (the close found recovering still set and left it to this loop).
         if (outcome.connected && !this.closedHandles.has(this.handle)) {
@@ -371,6 +371,25 @@ export class ZkClient {
     }
     if (!beforeHooksRun) for (const h of [...this.beforeReinit]) await this.runHandler(h);
     for (const h of [...this.afterReinit]) await this.runHandler(h);
+  }
+
+  /**
+   * The handle's outcome, or, when it has none within `withinMs`, a failure after closing the handle: a handle made
+   * while every route to the servers was down (the chaos runs' isolations) was seen to report neither a connection
+   * nor a close for minutes after the routes came back, and the broker stayed out of the cluster.
+   */
+  private async outcomeWithin(handle: NativeZk, withinMs: number): Promise<HandleOutcome> {
+    const outcome = this.outcomes.get(handle) as Promise<HandleOutcome>;
+    const timer = new AbortController();
+    const stopTimer = (): void => timer.abort();
+    this.closing.signal.addEventListener('abort', stopTimer, { once: true });
+    const first = await Promise.race([outcome, SYSTEM_CLOCK.sleep(withinMs, timer.signal).then(() => undefined)]);
+    timer.abort();
+    this.closing.signal.removeEventListener('abort', stopTimer);
+    if (first !== undefined || this.closed) return first ?? { connected: false, code: undefined };
+    this.log.warn(`The new handle neither connected nor was closed by the client library within ${withinMs} ms: closing it.`);
+    handle.close();
+    return { connected: false, code: 'no outcome' };
   }
 
   private async runHandler(h: () => Promise<void> | void): Promise<void> {

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { SMALL_ZOOKEEPER_JVM_OPTIONS, writeZooKeeperConfig } from '../../src/embedded/zookeeper-config';
 import { locateZooKeeper, quorumPeerMainArgs } from '../../src/tools/zookeeper-locator';
 import { BIN } from '../helpers/broker-process';
 import { spawnChild, TestChild } from '../helpers/child-processes';
@@ -38,9 +39,6 @@ export interface ChaosBroker {
   tmpfs: boolean;
   child?: TestChild;
 }
-
-/** JVM settings for several small servers on a shared 2-core machine (as test/helpers/zk-ensemble.ts). */
-const ZK_JVM_OPTIONS = ['-Xmx128m', '-Xms32m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData', '-Djava.net.preferIPv4Stack=true', '-Dzookeeper.forceSync=no', '-Dzookeeper.jmx.log4j.disable=true', '-Dzookeeper.fastleader.maxNotificationInterval=2000'];
 
 /**
  * Real ZooKeeper servers (hosts zk1..zkN, 10.218.6.1..) and real broker processes (hosts b1..bN, 10.218.6.11..)
@@ -160,33 +158,15 @@ export class ChaosCluster {
     for (let i = 1; i <= count; i++) {
       const host = `zk${i}`;
       const dir = path.join(this.baseDir, host);
-      const dataDir = path.join(dir, 'data');
-      fs.mkdirSync(dataDir, { recursive: true });
-      fs.writeFileSync(path.join(dataDir, 'myid'), `${i}\n`);
-      const configFile = path.join(dir, 'zoo.cfg');
-      const config = [
-        'tickTime=500',
-        'minSessionTimeout=1000',
-        'maxSessionTimeout=60000',
-        'initLimit=20',
-        'syncLimit=5',
-        `dataDir=${dataDir}`,
-        `clientPort=${ZK_PORT}`,
-        `clientPortAddress=${this.net.address(host)}`,
-        'maxClientCnxns=0',
-        'admin.enableServer=false',
-        '4lw.commands.whitelist=srvr,ruok,stat,dump',
-        ...servers,
-        '',
-      ].join('\n');
-      fs.writeFileSync(configFile, config);
+      // initLimit 20 ticks (10 s), not 10: servers here restart and rejoin under injected faults on a loaded machine.
+      const { configFile } = writeZooKeeperConfig({ dir, clientAddress: this.net.address(host), clientPort: ZK_PORT, servers, myid: i, initLimit: 20 });
       this.zk.push({ myid: i, host, configFile, logFile: path.join(dir, 'zookeeper.out') });
     }
   }
 
   spawnZk(s: ZkServer): void {
     const installation = locateZooKeeper();
-    const javaArgs = quorumPeerMainArgs(installation, s.configFile, [...ZK_JVM_OPTIONS, `-Dzookeeper.log.dir=${path.dirname(s.logFile)}`]);
+    const javaArgs = quorumPeerMainArgs(installation, s.configFile, [...SMALL_ZOOKEEPER_JVM_OPTIONS, `-Dzookeeper.log.dir=${path.dirname(s.logFile)}`]);
     const { command, args } = this.net.execArgs(s.host, installation.java, javaArgs);
     s.child = spawnChild(command, args, { name: `zookeeper-${s.myid}`, logFile: s.logFile });
   }

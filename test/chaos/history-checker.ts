@@ -12,6 +12,8 @@ export interface SendError {
   value: string;
   at: number;
   message: string;
+  /** Kafka's error name and code (NOT_ENOUGH_REPLICAS (19)), or the client's error name (a timeout, a closed connection). */
+  error: string;
 }
 
 /** A record as the log (or a consumer) has it. */

@@ -24,7 +24,8 @@ async function main(): Promise<number> {
     try {
       const r = await runScenario(s);
       results.push(r);
-      process.stdout.write(`${formatCheck(r.name, r.check)}\n${r.problems.map((p) => `  problem: ${p}\n`).join('')}  (${(r.durationMs / 1000).toFixed(0)} s)\n`);
+      process.stdout.write(`${formatCheck(r.name, r.check)}\n  produce response errors: ${r.produceErrors.responses}; sends given up: ${r.produceErrors.failedSends}\n`);
+      process.stdout.write(`${r.problems.map((p) => `  problem: ${p}\n`).join('')}  (${(r.durationMs / 1000).toFixed(0)} s)\n`);
       if (r.check.lost > 0 || r.check.divergent > 0 || r.check.neverSent > 0 || r.check.offsetsAhead > 0 || r.problems.length > 0) failed = true;
     } catch (err) {
       failed = true;

@@ -8,7 +8,7 @@ import type { ChaosClusterOptions } from './chaos-cluster';
 import { checkHistory, formatCheck } from './history-checker';
 import type { CheckResult, LoggedRecord } from './history-checker';
 import { bytesBelow, recordsBelow, replicaBatches } from './replica-logs';
-import { Workload } from './workload';
+import { countErrors, Workload } from './workload';
 import type { WorkloadOptions } from './workload';
 
 export const TOPIC = 'chaos';
@@ -53,6 +53,8 @@ export interface ScenarioResult {
   settings: string;
   check: CheckResult;
   problems: string[];
+  /** The producer's errors by Kafka name and code: on every produce response (retries included), on sends it gave up. */
+  produceErrors: { responses: string; failedSends: string };
   durationMs: number;
 }
 
@@ -134,7 +136,9 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
     const check = checkHistory({ ...record, partitions, finalLog: final.records, divergentPartitions: final.divergent });
     log(formatCheck(s.name, check));
     for (const p of ctx.problems) log(`problem: ${p}`);
-    return { name: s.name, settings: s.settings, check, problems: ctx.problems, durationMs: Date.now() - started };
+    const produceErrors = { responses: countErrors(record.responseErrors.map((e) => e.error)), failedSends: countErrors(record.errors.map((e) => e.error)) };
+    log(`produce response errors: ${produceErrors.responses}; sends given up: ${produceErrors.failedSends}`);
+    return { name: s.name, settings: s.settings, check, problems: ctx.problems, produceErrors, durationMs: Date.now() - started };
   } finally {
     watcher?.stop();
     if (!finished) await workload?.abort();

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { waitUntil } from '../helpers/wait-until';
 import { CLIENT } from './netns-network';
 import type { Scenario, ScenarioContext } from './scenario-runner';
+import { countErrors } from './workload';
 
 /** A fault lasts this long: the length of the fault itself, not a wait for a condition. */
 const hold = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -64,7 +65,12 @@ export const leaderCutFromFollowers: Scenario = {
     const acked = acksBetween(ctx, partition, shrunk + 500, Date.now());
     if (acked > 0) ctx.problems.push(`${acked} acks=all writes acknowledged on ${partition} while its ISR was [${leader}] with min.insync.replicas=2`);
     const refused = ctx.workload.errorsFor(partition).filter((e) => e.at > cutAt);
-    ctx.log(`writes refused or timed out on ${partition} during the cut: ${refused.length} (${[...new Set(refused.map((e) => e.message))].join('; ')})`);
+    ctx.log(`writes given up on ${partition} during the cut: ${refused.length} (${countErrors(refused.map((e) => e.error))})`);
+    // The refusals themselves, retried or not: Kafka's codes, NOT_ENOUGH_REPLICAS (19) for a new write, and for
+    // one that waited in purgatory NOT_ENOUGH_REPLICAS_AFTER_APPEND (20) or REQUEST_TIMED_OUT (7).
+    const responses = ctx.workload.responseErrorsSince(shrunk).map((e) => e.error);
+    ctx.log(`produce responses refused since the shrink: ${countErrors(responses)}`);
+    if (!responses.includes('NOT_ENOUGH_REPLICAS (19)')) ctx.problems.push(`no produce response with NOT_ENOUGH_REPLICAS (19) while the ISR of ${partition} was [${leader}] (saw: ${countErrors(responses)})`);
   },
 };
 

@@ -1,7 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import type { Consumer, Producer } from 'kafkajs';
+import { errorName } from '../../src/common/error-codes';
 import type { Ack, LoggedRecord, SendError } from './history-checker';
+
+// kafkajs' table of Kafka's error codes, with its own message for each: its log of a failed produce response
+// names only the message. The names printed are Kafka 2.8's (kafkajs still says NOT_LEADER_FOR_PARTITION for 6).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { errorCodes } = require('kafkajs/src/protocol/error') as { errorCodes: { code: number; message: string }[] };
+const ERROR_BY_MESSAGE = new Map(errorCodes.map((e) => [e.message, kafkaError(e.code)]));
+
+function kafkaError(code: number): string {
+  return `${errorName(code)} (${code})`;
+}
+
+/** A produce response's error code, as the producer saw it on one attempt (retried or not). */
+export interface ResponseError {
+  at: number;
+  /** Kafka's name and code, e.g. NOT_ENOUGH_REPLICAS (19). */
+  error: string;
+}
 
 export interface WorkloadOptions {
   bootstrap: string[];
@@ -23,6 +41,8 @@ export interface WorkloadRecord {
   sentAt: Map<string, number>;
   acks: Ack[];
   errors: SendError[];
+  /** Every produce response error, retries included (a send that then succeeded has some too). */
+  responseErrors: ResponseError[];
   reads: LoggedRecord[];
   committed: Map<number, number>;
   groupId: string;
@@ -48,12 +68,14 @@ export class Workload {
     this.kafka = new Kafka({
       clientId: 'chaos-workload',
       brokers: options.bootstrap,
-      logLevel: logLevel.NOTHING,
+      // Nothing is printed: the error level only lets kafkajs' log of each failed produce response through.
+      logLevel: logLevel.ERROR,
+      logCreator: () => (entry) => this.noteLogEntry(entry.log),
       connectionTimeout: 3000,
       requestTimeout: 10000,
       retry: { retries: 8, initialRetryTime: 200, maxRetryTime: 2000 },
     });
-    this.record = { startedAt: 0, endedAt: 0, sent: new Map(), sentAt: new Map(), acks: [], errors: [], reads: [], committed: new Map(), groupId: `chaos-group-${this.run}` };
+    this.record = { startedAt: 0, endedAt: 0, sent: new Map(), sentAt: new Map(), acks: [], errors: [], responseErrors: [], reads: [], committed: new Map(), groupId: `chaos-group-${this.run}` };
   }
 
   async start(): Promise<void> {
@@ -97,6 +119,11 @@ export class Workload {
 
   errorCount(): number {
     return this.record.errors.length;
+  }
+
+  /** The produce response errors seen since `since` (ms), retries included. */
+  responseErrorsSince(since: number): ResponseError[] {
+    return this.record.responseErrors.filter((e) => e.at >= since);
   }
 
   lastAckAt(partition: number): number {
@@ -175,7 +202,30 @@ export class Workload {
       const offset = Number(meta?.baseOffset ?? meta?.offset ?? -1);
       this.record.acks.push({ partition, offset, value, at: Date.now() });
     } catch (err) {
-      this.record.errors.push({ partition, value, at: Date.now(), message: (err as Error).message });
+      this.record.errors.push({ partition, value, at: Date.now(), message: (err as Error).message, error: rootError(err) });
     }
   }
+
+  /** kafkajs logs each produce response with an error as `Response Produce(...)` with the error's message. */
+  private noteLogEntry(log: { message: string; error?: unknown }): void {
+    if (!log.message.startsWith('Response Produce') || typeof log.error !== 'string') return;
+    this.record.responseErrors.push({ at: Date.now(), error: ERROR_BY_MESSAGE.get(log.error) ?? log.error });
+  }
+}
+
+/** Kafka's error name and code behind a failed send (kafkajs wraps it in its retry errors), else the error's name. */
+function rootError(err: unknown): string {
+  for (let e = err as { name?: string; type?: string; code?: number; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e.type === 'string' && typeof e.code === 'number') return kafkaError(e.code);
+    if (e.cause === undefined) return e.name ?? 'Error';
+  }
+  return 'Error';
+}
+
+/** "NOT_ENOUGH_REPLICAS (19) x12, REQUEST_TIMED_OUT (7) x1", most frequent first; "none" for none. */
+export function countErrors(errors: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const e of errors) counts.set(e, (counts.get(e) ?? 0) + 1);
+  const sorted = [...counts].sort((a, b) => b[1] - a[1]);
+  return sorted.length ? sorted.map(([e, n]) => `${e} x${n}`).join(', ') : 'none';
 }

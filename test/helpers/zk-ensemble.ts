@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { SMALL_ZOOKEEPER_JVM_OPTIONS, writeZooKeeperConfig } from '../../src/embedded/zookeeper-config';
 import { locateZooKeeper, quorumPeerMainArgs } from '../../src/tools/zookeeper-locator';
 import type { ZooKeeperInstallation } from '../../src/tools/zookeeper-locator';
 import { describeExit, spawnChild, TestChild } from './child-processes';
@@ -40,19 +40,6 @@ export async function startZkStandalone(options: Omit<ZkEnsembleOptions, 'size'>
   return LocalZkEnsemble.start(1, true, options);
 }
 
-/** JVM settings for quick start-up of several small servers on a 2-core machine; test data need not be fsynced. */
-const TEST_JVM_OPTIONS = [
-  '-Xmx128m',
-  '-Xms32m',
-  '-XX:+UseSerialGC',
-  '-XX:TieredStopAtLevel=1',
-  '-XX:-UsePerfData',
-  '-Djava.net.preferIPv4Stack=true',
-  '-Dzookeeper.forceSync=no',
-  '-Dzookeeper.jmx.log4j.disable=true',
-  '-Dzookeeper.fastleader.maxNotificationInterval=2000',
-];
-
 interface LocalNode extends ZkNode {
   child: TestChild | undefined;
 }
@@ -78,12 +65,8 @@ class LocalZkEnsemble implements ZkEnsemble {
     const nodes: LocalNode[] = [];
     for (let i = 0; i < size; i++) {
       const nodeDir = path.join(baseDir, `zk-${i + 1}`);
-      const dataDir = path.join(nodeDir, 'data');
-      fs.mkdirSync(dataDir, { recursive: true });
-      if (!standalone) fs.writeFileSync(path.join(dataDir, 'myid'), `${i + 1}\n`);
-      const configFile = path.join(nodeDir, 'zoo.cfg');
-      fs.writeFileSync(configFile, nodeConfig(options.tickTimeMs ?? 500, dataDir, port(3 * i), servers));
       const clientPort = port(3 * i);
+      const { dataDir, configFile } = writeZooKeeperConfig({ dir: nodeDir, clientAddress: '127.0.0.1', clientPort, servers, myid: standalone ? undefined : i + 1, tickTimeMs: options.tickTimeMs });
       nodes.push({
         index: i,
         myid: i + 1,
@@ -177,7 +160,7 @@ class LocalZkEnsemble implements ZkEnsemble {
 
   private spawn(node: LocalNode): void {
     if (this.closed) throw new Error('ZooKeeper ensemble is closed');
-    const args = quorumPeerMainArgs(this.installation, node.configFile, [...TEST_JVM_OPTIONS, `-Dzookeeper.log.dir=${path.dirname(node.logFile)}`]);
+    const args = quorumPeerMainArgs(this.installation, node.configFile, [...SMALL_ZOOKEEPER_JVM_OPTIONS, `-Dzookeeper.log.dir=${path.dirname(node.logFile)}`]);
     node.child = spawnChild(this.installation.java, args, { name: `zookeeper-${node.myid}`, logFile: node.logFile });
   }
 
@@ -194,24 +177,4 @@ class LocalZkEnsemble implements ZkEnsemble {
   private tails(nodes: LocalNode[]): string {
     return nodes.map((n) => `\nlast output of ZooKeeper server ${n.myid}:\n${n.child?.tail(15) ?? ''}`).join('');
   }
-}
-
-function nodeConfig(tickTimeMs: number, dataDir: string, clientPort: number, servers: string[]): string {
-  return [
-    `tickTime=${tickTimeMs}`,
-    // Brokers under test use short sessions; test-side inspection clients want long ones that survive a busy
-    // machine, beyond ZooKeeper's default cap of 20 ticks.
-    'minSessionTimeout=1000',
-    'maxSessionTimeout=60000',
-    'initLimit=10',
-    'syncLimit=5',
-    `dataDir=${dataDir}`,
-    `clientPort=${clientPort}`,
-    'clientPortAddress=127.0.0.1',
-    'maxClientCnxns=0',
-    'admin.enableServer=false',
-    '4lw.commands.whitelist=srvr,ruok,stat,dump',
-    ...servers,
-    '',
-  ].join('\n');
 }
