@@ -272,7 +272,7 @@ export class Producer {
       const md = attempt === 0 ? await this.client.ensureMetadata([topic]) : (await this.client.refreshMetadata([topic]), this.client.metadata);
       const info = md.topics.get(topic);
       if (info !== undefined && info.errorCode === ErrorCode.NONE.code && info.partitions.length > 0) return info.partitions.length;
-      if (info !== undefined && info.errorCode !== ErrorCode.NONE.code && !isRetriable(info.errorCode)) throw KafkaError.fromCode(info.errorCode);
+      if (info !== undefined && info.errorCode !== ErrorCode.NONE.code && !isRetriable(info.errorCode)) throw topicError(info.errorCode, topic);
       if (this.clock.nowMs() > deadline) throw new KafkaError('REQUEST_TIMED_OUT', `Topic ${topic} not present in metadata after ${this.o.deliveryTimeoutMs} ms.`);
       await this.clock.sleep(this.o.retryBackoffMs);
     }
@@ -542,7 +542,7 @@ export class Producer {
           if (r === undefined) this.fail(b, new KafkaError('UNKNOWN_SERVER_ERROR', 'Partition missing from the produce response'));
           else if (r.errorCode === ErrorCode.NONE.code) this.complete(b, r.baseOffset);
           else if ((isRetriable(r.errorCode) || this.isRetriableGap(b, r.errorCode)) && this.canRetry(b)) retry.push(b);
-          else this.fail(b, KafkaError.fromCode(r.errorCode));
+          else this.fail(b, topicError(r.errorCode, b.topic));
         }
       }
     } catch (err) {
@@ -676,4 +676,13 @@ export class Producer {
 
 function findPartition(response: ProduceResponse, topic: string, partition: number): { errorCode: number; baseOffset: number } | undefined {
   return response.responses.find((t) => t.name === topic)?.partitionResponses.find((p) => p.index === partition);
+}
+
+/**
+ * A topic's error as Kafka's producer raises it: TOPIC_AUTHORIZATION_FAILED is a TopicAuthorizationException
+ * naming the topics ("Not authorized to access topics: [t]"); other codes carry their default message.
+ */
+function topicError(errorCode: number, topic: string): KafkaError {
+  if (errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED.code) return new KafkaError('TOPIC_AUTHORIZATION_FAILED', `Not authorized to access topics: [${topic}]`);
+  return KafkaError.fromCode(errorCode);
 }
