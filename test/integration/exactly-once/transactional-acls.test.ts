@@ -169,7 +169,7 @@ describe('the project producer with transactional.id', () => {
   // Issue 16: this once hung because the harness's offsets.topic.replication.factor=1 made __consumer_offsets a
   // single replica under min.insync.replicas=2, so the group's COMMIT marker failed NOT_ENOUGH_REPLICAS forever and
   // the next transaction got CONCURRENT_TRANSACTIONS (Kafka 2.8 does the same); hence the factor of 3 above.
-  // TODO(issue 16): flaky since this session's merges (passed 8 of 8 on the tree before the h6 merge, fails about
+  // TODO(issue 16): flaky since this session's merges (passed 5 of 5 on the tree before the h6 merge, fails about
   // 2 runs in 3 on main), in two ways: (1) after the SIGKILL the project's NetworkClient keeps naming the killed
   // broker as `in-0`'s leader for 30 s while ZooKeeper already has the new leader and the metadata's broker list
   // no longer has the killed one; (2) a NETWORK_EXCEPTION (ECONNREFUSED to the killed broker) escapes the loop.
