@@ -99,7 +99,8 @@ export class PartitionConsumer {
    * headers). So a caller may issue the next round before looking inside these, as Kafka's consumer prefetches.
    */
   async pollBatches(): Promise<ConsumedBatch[]> {
-    await this.client.ensureMetadata([...new Set([...this.positions.values()].map((p) => p.tp.topic))]);
+    const topics = [...new Set([...this.positions.values()].map((p) => p.tp.topic))];
+    await this.client.ensureMetadata(topics);
     const byLeader = new Map<number, { tp: TopicPartition; offset: number }[]>();
     let missingLeader = false;
     for (const pos of this.positions.values()) {
@@ -114,7 +115,8 @@ export class PartitionConsumer {
     }
     const results = await Promise.all([...byLeader].map(([leader, positions]) => this.fetchFrom(leader, positions)));
     if (missingLeader || results.some((r) => r.refresh)) {
-      await this.client.refreshMetadata().catch(() => undefined);
+      // The assigned topics' partitions too (a bare refresh reads only the brokers): a moved leader is learnt here.
+      await this.client.refreshMetadata(topics).catch(() => undefined);
       if (results.every((r) => r.batches.length === 0)) await this.client.clock.sleep(100);
     }
     return results.flatMap((r) => r.batches);
