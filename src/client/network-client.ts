@@ -96,7 +96,9 @@ export class NetworkClient {
   refreshMetadata(topics: string[] | null = []): Promise<void> {
     if (this.refreshing !== undefined && topics !== null && topics.length === 0) return this.refreshing;
     const run = async (): Promise<void> => {
-      const target: Target = this.metadata.brokers.size > 0 ? 'any' : -1;
+      // 'any' with no brokers known yet rotates over the bootstrap addresses, so a retry after a refused
+      // connection asks the next one (Kafka's leastLoadedNode), never the same dead address again.
+      const target: Target = 'any';
       const body = { topics: topics === null ? null : topics.map((name) => ({ name })), allowAutoTopicCreation: this.opts.allowAutoTopicCreation };
       const response = await this.request(target, MetadataApi, body);
       this.metadata.update(response, this.opts.clock.nowMs());

@@ -169,12 +169,11 @@ describe('the project producer with transactional.id', () => {
   // Issue 16: this once hung because the harness's offsets.topic.replication.factor=1 made __consumer_offsets a
   // single replica under min.insync.replicas=2, so the group's COMMIT marker failed NOT_ENOUGH_REPLICAS forever and
   // the next transaction got CONCURRENT_TRANSACTIONS (Kafka 2.8 does the same); hence the factor of 3 above.
-  // TODO(issue 16): skipped while one flake is found. About one run in three on main, a NETWORK_EXCEPTION
-  // (ECONNREFUSED to the SIGKILLed broker, from BrokerConnection) fails the test a second or two after the kill
-  // although every call in the loop catches: it looks like a client promise rejected with no handler. (The other
-  // flake, the project's consumer never learning the new leader, was PartitionConsumer refreshing only the broker
-  // list; fixed.) transactions.test.ts and idempotent-producer.test.ts keep the coordinator and leader SIGKILLs.
-  it.skip('consume-transform-produce with the leader of an output partition SIGKILLed mid-transaction: each input once', async () => {
+  // Its flakes were client bugs, all fixed: PartitionConsumer refreshed only the broker list after a failed fetch
+  // (so it never learnt the new leader); a new client's first Metadata retried the first bootstrap address, here
+  // the killed broker, instead of the next one; and ListOffsets gave up on a leader it could not reach instead of
+  // asking the metadata again.
+  it('consume-transform-produce with the leader of an output partition SIGKILLed mid-transaction: each input once', async () => {
     const bootstrap = cluster.bootstrap.split(',');
     const seed = new Producer({ bootstrapServers: bootstrap, transactionalId: 'app-txn' });
     await seed.initTransactions();
