@@ -3,7 +3,7 @@
 # and ends with one line `N passed, N failed`. Exit status is non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh zookeeper kcat python3-kafka python3-confluent-kafka chromium || exit 1
+bash scripts/setup.sh zookeeper kcat python3-kafka python3-confluent-kafka chromium libssl-dev || exit 1
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -9,6 +9,7 @@ import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ClusterZk } from '../zk/cluster-zk';
 import { ZkClient } from '../zk/zk-client';
 import { brokerZkSecurity } from '../security/zookeeper-login';
+import { zooKeeperTlsFiles } from '../security/zookeeper-tls';
 import { BrokerInfo } from '../zk/znodes/broker-info';
 import { DelegationTokenManager, delegationTokenConfigFrom } from '../security/delegation-token-manager';
 import { BrokerMetadata, BrokerMetadataCheckpoint } from './broker-metadata-checkpoint';
@@ -415,8 +416,12 @@ export class KafkaServer {
   private async initZkClient(): Promise<void> {
     const { zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs } = this.config;
     this.log.info(`Connecting to zookeeper on ${zkConnect}`);
-    // Kafka checks this before connecting: secure ACLs without a ZooKeeper login stop the start-up.
-    const security = brokerZkSecurity(this.config.get('zookeeper.set.acl'));
+    // ZooKeeper over TLS (zookeeper.ssl.client.enable): the stores as PEM files for the C client, removed at the end.
+    const tls = zooKeeperTlsFiles((key) => this.config.originals.get(key));
+    if (tls !== undefined) this.shutdownHooks.push(() => tls.dispose());
+    const tlsClientAuth = tls !== undefined && (this.config.originals.get('zookeeper.clientCnxnSocket') ?? '').trim() !== '';
+    // Kafka checks this before connecting: secure ACLs without a ZooKeeper login (or TLS client auth) stop the start-up.
+    const security = { ...brokerZkSecurity(this.config.get('zookeeper.set.acl'), process.env, tlsClientAuth), ...(tls === undefined ? {} : { tls: tls.files }) };
     await ClusterZk.ensureChroot(zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs, security);
     this.zk = await ZkClient.connect({
       connectString: zkConnect,

@@ -2,6 +2,7 @@ import { ErrorCode, isRetriable } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { ListOffsetsApi, ListOffsetsPartitionResponse } from '../protocol/apis/list-offsets';
+import { authorizationError } from './authorization-error';
 import { NetworkClient } from './network-client';
 
 /**
@@ -12,7 +13,9 @@ import { NetworkClient } from './network-client';
  */
 export async function listOffset(client: NetworkClient, tp: TopicPartition, timestamp: number, isolationLevel: 0 | 1 = 0): Promise<ListOffsetsPartitionResponse> {
   for (let attempt = 0; ; attempt++) {
-    await client.ensureMetadata([tp.topic]);
+    const md = await client.ensureMetadata([tp.topic]);
+    const topicCode = md.topics.get(tp.topic)?.errorCode;
+    if (topicCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED.code) throw authorizationError(topicCode, { topics: [tp.topic] });
     const leader = client.metadata.leaderFor(tp.topic, tp.partition);
     if (leader !== undefined && leader >= 0) {
       let p: ListOffsetsPartitionResponse | undefined;
@@ -34,7 +37,7 @@ export async function listOffset(client: NetworkClient, tp: TopicPartition, time
         if (!(e instanceof KafkaError) || !e.retriable || attempt > 50) throw e;
       }
       if (p !== undefined && p.errorCode === ErrorCode.NONE.code) return p;
-      if (p !== undefined && !isRetriable(p.errorCode)) throw KafkaError.fromCode(p.errorCode);
+      if (p !== undefined && !isRetriable(p.errorCode)) throw authorizationError(p.errorCode, { topics: [tp.topic] });
     }
     if (attempt > 50) throw new KafkaError('LEADER_NOT_AVAILABLE', `No leader for ${tpString(tp)}`);
     await client.clock.sleep(100);

@@ -5,6 +5,7 @@ import { ClientMetrics } from './client-metrics';
 import { listOffset } from './list-offset';
 import { batchesIn, Record, RecordBatch, TimestampType } from '../records';
 import { NetworkClient } from './network-client';
+import { authorizationError } from './authorization-error';
 import { AbortedTransactionsFilter } from './aborted-transactions-filter';
 
 export interface ConsumedRecord extends Record {
@@ -101,6 +102,9 @@ export class PartitionConsumer {
   async pollBatches(): Promise<ConsumedBatch[]> {
     const topics = [...new Set([...this.positions.values()].map((p) => p.tp.topic))];
     await this.client.ensureMetadata(topics);
+    // Kafka's consumer throws TopicAuthorizationException for topics the metadata refuses, rather than waiting.
+    const refused = topics.filter((t) => this.client.metadata.topics.get(t)?.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED.code);
+    if (refused.length > 0) throw authorizationError(ErrorCode.TOPIC_AUTHORIZATION_FAILED.code, { topics: refused });
     const byLeader = new Map<number, { tp: TopicPartition; offset: number }[]>();
     let missingLeader = false;
     for (const pos of this.positions.values()) {
@@ -161,10 +165,15 @@ export class PartitionConsumer {
     this.sensors.throttle(response.throttleTimeMs);
     const batches: ConsumedBatch[] = [];
     let refresh = false;
+    const refused = new Set<string>();
     for (const t of response.responses) {
       for (const p of t.partitionResponses) {
         const pos = this.positions.get(tpKey(t.topic, p.partition));
         if (pos === undefined) continue;
+        if (p.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED.code) {
+          refused.add(t.topic);
+          continue;
+        }
         if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE.code) {
           pos.offset = await this.listOffset(pos.tp, -2);
           continue;
@@ -186,6 +195,8 @@ export class PartitionConsumer {
         }
       }
     }
+    // Kafka's Fetcher: the whole fetch fails with the topics the leader refused (Read), no refresh helps.
+    if (refused.size > 0) throw authorizationError(ErrorCode.TOPIC_AUTHORIZATION_FAILED.code, { topics: [...refused] });
     return { batches, refresh };
   }
 }

@@ -31,6 +31,11 @@ export interface ZooKeeperServerConfig {
   /** Ticks a follower may take to connect to and sync with the leader. */
   initLimit?: number;
   configFileName?: string;
+  /**
+   * A TLS client port beside the plain one (ZooKeeper 3.5+'s secureClientPort on NettyServerCnxnFactory), with
+   * PKCS12 or JKS stores and the x509 authentication provider, so that TLS sessions are known by certificate.
+   */
+  secure?: { port: number; keyStore: string; trustStore: string; password: string };
 }
 
 /** Writes one server's data/ folder (with myid) and config file (zoo.cfg unless told); returns their paths. */
@@ -53,6 +58,18 @@ export function writeZooKeeperConfig(c: ZooKeeperServerConfig): { dataDir: strin
     'maxClientCnxns=0',
     'admin.enableServer=false',
     '4lw.commands.whitelist=srvr,ruok,stat,dump',
+    ...(c.secure === undefined
+      ? []
+      : [
+          `secureClientPort=${c.secure.port}`,
+          `secureClientPortAddress=${c.clientAddress}`,
+          'serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory',
+          `ssl.keyStore.location=${c.secure.keyStore}`,
+          `ssl.keyStore.password=${c.secure.password}`,
+          `ssl.trustStore.location=${c.secure.trustStore}`,
+          `ssl.trustStore.password=${c.secure.password}`,
+          'authProvider.x509=org.apache.zookeeper.server.auth.X509AuthenticationProvider',
+        ]),
     ...(c.servers ?? []),
     '',
   ];

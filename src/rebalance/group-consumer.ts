@@ -1,4 +1,5 @@
 import { NetworkClient } from '../client/network-client';
+import { authorizationError } from '../client/authorization-error';
 import { ConsumedRecord, PartitionConsumer } from '../client/partition-consumer';
 import { ErrorCode, errorName } from '../common/error-codes';
 import { KafkaError } from '../common/kafka-error';
@@ -131,7 +132,7 @@ export class GroupConsumer {
         this.log.info(`Discovered group coordinator ${r.host}:${r.port} (id: ${r.nodeId})`);
         return r.nodeId;
       }
-      if (!COORDINATOR_ERRORS.has(r.errorCode) || attempt > 300) throw KafkaError.fromCode(r.errorCode);
+      if (!COORDINATOR_ERRORS.has(r.errorCode) || attempt > 300) throw authorizationError(r.errorCode, { group: this.cfg.groupId });
       await this.clock.sleep(100);
     }
   }
@@ -139,6 +140,9 @@ export class GroupConsumer {
   private async subscribedTopics(): Promise<string[]> {
     if (this.cfg.topics !== undefined) {
       await this.client.refreshMetadata(this.cfg.topics);
+      // Kafka's consumer: a subscribed topic the metadata refuses fails the poll (TopicAuthorizationException).
+      const refused = this.cfg.topics.filter((t) => this.client.metadata.topics.get(t)?.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED.code);
+      if (refused.length > 0) throw authorizationError(ErrorCode.TOPIC_AUTHORIZATION_FAILED.code, { topics: refused });
       return [...this.cfg.topics];
     }
     await this.client.refreshMetadata(null);
@@ -208,7 +212,7 @@ export class GroupConsumer {
     if (errorCode === ErrorCode.MEMBER_ID_REQUIRED.code) this.memberId = memberId;
     else if (errorCode === ErrorCode.UNKNOWN_MEMBER_ID.code || errorCode === ErrorCode.ILLEGAL_GENERATION.code) this.memberId = errorCode === ErrorCode.UNKNOWN_MEMBER_ID.code ? '' : this.memberId;
     else if (COORDINATOR_ERRORS.has(errorCode)) this.coordinator = undefined;
-    else if (errorCode !== ErrorCode.REBALANCE_IN_PROGRESS.code) throw KafkaError.fromCode(errorCode);
+    else if (errorCode !== ErrorCode.REBALANCE_IN_PROGRESS.code) throw authorizationError(errorCode, { group: this.cfg.groupId });
     await this.clock.sleep(100);
   }
 
@@ -239,6 +243,7 @@ export class GroupConsumer {
         topics: [...new Set(partitions.map((p) => p.topic))].map((name) => ({ name, partitionIndexes: partitions.filter((p) => p.topic === name).map((p) => p.partition) })),
         requireStable: false,
       });
+      if (fetched.errorCode === ErrorCode.GROUP_AUTHORIZATION_FAILED.code) throw authorizationError(fetched.errorCode, { group: this.cfg.groupId });
       const committed = new Map<string, number>(fetched.topics.flatMap((t) => t.partitions.map((p): [string, number] => [tpKey(t.name, p.partitionIndex), p.committedOffset])));
       for (const tp of partitions) {
         const offset = committed.get(tpString(tp)) ?? -1;

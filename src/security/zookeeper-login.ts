@@ -33,12 +33,12 @@ function systemProperty(env: NodeJS.ProcessEnv, name: string): string | undefine
 
 /**
  * ZooKeeper's client also turns TLS on from the `zookeeper.client.secure` system property when the config does not
- * say (ZKClientConfig). kafka-ts cannot connect over TLS (docs/security-zookeeper.md), so that is refused rather
- * than ignored, like the `zookeeper.ssl.*` keys.
+ * say (ZKClientConfig). kafka-ts takes ZooKeeper TLS from the broker's zookeeper.ssl.* keys only
+ * (docs/security-zookeeper.md), so the property is refused rather than ignored.
  */
 function refuseZkTlsProperty(env: NodeJS.ProcessEnv): void {
   if ((systemProperty(env, 'zookeeper.client.secure') ?? '').trim().toLowerCase() !== 'true') return;
-  throw new ZkLoginError('-Dzookeeper.client.secure=true in KAFKA_OPTS cannot be honoured: kafka-ts connects to ZooKeeper without TLS (its ZooKeeper client binding has no TLS handshake); see docs/security.md, ZooKeeper');
+  throw new ZkLoginError('-Dzookeeper.client.secure=true in KAFKA_OPTS cannot be honoured: kafka-ts takes ZooKeeper TLS from the broker\'s zookeeper.ssl.* settings only (zookeeper.ssl.client.enable=true); see docs/security-zookeeper.md');
 }
 
 /** JaasUtils.zkSecuritySysConfigString: the three properties that decide, as Kafka prints them in its errors. */
@@ -93,12 +93,15 @@ export function zkClientCredentials(env: NodeJS.ProcessEnv = process.env): ZkDig
 
 /**
  * The broker's ZooKeeper security (KafkaServer.initZkClient): it logs in whenever the JAAS file has the section,
- * and sets secure ACLs when zookeeper.set.acl is true, which without a login is Kafka's SecurityException. kafka-ts
- * has no ZooKeeper TLS (see docs/security-zookeeper.md), so the login is the only authentication.
+ * and sets secure ACLs when zookeeper.set.acl is true, which without a login or TLS client authentication
+ * (KafkaConfig.zkTlsClientAuthEnabled: zookeeper.ssl.client.enable, zookeeper.clientCnxnSocket and
+ * zookeeper.ssl.keystore.location all set) is Kafka's SecurityException. With TLS only, the nodes belong to the
+ * certificate's x509 identity.
  */
-export function brokerZkSecurity(setAcl: boolean, env: NodeJS.ProcessEnv = process.env): ZkClientSecurity {
+export function brokerZkSecurity(setAcl: boolean, env: NodeJS.ProcessEnv = process.env, tlsClientAuth = false): ZkClientSecurity {
   refuseZkTlsProperty(env);
   const auth = zkClientCredentials(env);
+  if (auth === undefined && tlsClientAuth) return { secureAcls: setAcl };
   if (setAcl && auth === undefined) {
     throw new ZkLoginError(
       `zookeeper.set.acl is true, but ZooKeeper client TLS configuration identifying at least zookeeper.ssl.client.enable, zookeeper.clientCnxnSocket, and zookeeper.ssl.keystore.location was not present and the verification of the JAAS login file failed ${zkSecuritySysConfigString(env)}`,

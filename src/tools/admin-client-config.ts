@@ -107,6 +107,7 @@ const EXCEPTION_CLASS: Readonly<Record<string, string>> = {
   NETWORK_EXCEPTION: 'NetworkException',
   CLUSTER_AUTHORIZATION_FAILED: 'ClusterAuthorizationException',
   TOPIC_AUTHORIZATION_FAILED: 'TopicAuthorizationException',
+  GROUP_AUTHORIZATION_FAILED: 'GroupAuthorizationException',
   INVALID_CONFIG: 'InvalidConfigurationException',
   TOPIC_ALREADY_EXISTS: 'TopicExistsException',
 };

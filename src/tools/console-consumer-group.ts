@@ -3,7 +3,7 @@ import { GroupConsumer } from '../rebalance/group-consumer';
 import { CliError } from './cli';
 import { toolClientConnection } from './tool-client-connection';
 import type { ConsoleConsumerOptions } from './console-consumer-options';
-import { consoleLimits, consumeLoop, isolationLevelOf } from './console-consumer-loop';
+import { consoleLimits, consumeLoop, isolationLevelOf, reportConsumerFailure } from './console-consumer-loop';
 import { intOption, parseBrokerList } from './tool-properties';
 
 /**
@@ -45,6 +45,8 @@ export async function runGroupConsoleConsumer(
   try {
     await consumer.start();
     processed = await consumeLoop(consumer, limits, out, err, stopSignal);
+  } catch (e) {
+    reportConsumerFailure(e, err);
   } finally {
     await consumer.close().catch(() => undefined);
     client.close();

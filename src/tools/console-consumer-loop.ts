@@ -2,6 +2,8 @@ import { ConsumedRecord } from '../client/partition-consumer';
 import { SYSTEM_CLOCK } from '../common/time';
 import { formatLog4jTimestamp } from '../common/time-format';
 import { TimestampType } from '../records';
+import { KafkaError } from '../common/kafka-error';
+import { javaExceptionName } from './admin-client-config';
 import { CliError } from './cli';
 import { intOption, parseKeyValueArgs } from './tool-properties';
 import { readClientProperties } from './tool-client-connection';
@@ -75,6 +77,17 @@ export function consoleLimits(o: ConsoleLimitOptions): ConsoleLimits {
     // Kafka's ConsoleConsumer: --consumer.config first, --consumer-property on top.
     consumerProps: new Map([...readClientProperties(o.consumerConfig, '--consumer.config'), ...parseKeyValueArgs(o.consumerProperty, '--consumer-property')]),
   };
+}
+
+/**
+ * Kafka's ConsoleConsumer.process: an exception from the consumer (TopicAuthorizationException, ...) is logged
+ * with this line and ends the run; process then returns normally, so the count follows and the exit status is 0.
+ * Anything but a KafkaError is the tool's own failure and goes on up.
+ */
+export function reportConsumerFailure(e: unknown, err: (line: string) => void): void {
+  if (!(e instanceof KafkaError)) throw e;
+  err(`[${formatLog4jTimestamp(new Date())}] ERROR Error processing message, terminating consumer process:  (kafka.tools.ConsoleConsumer$)`);
+  err(`${javaExceptionName(e.errorName)}: ${e.message}`);
 }
 
 /** Prints records until --max-messages, a stop signal, or --timeout-ms without a record; returns the count. */

@@ -1,11 +1,12 @@
-import { ErrorCode } from '../common/error-codes';
+import { ErrorCode, isRetriable } from '../common/error-codes';
+import { authorizationError } from '../client/authorization-error';
 import { SYSTEM_CLOCK } from '../common/time';
 import { NetworkClient } from '../client/network-client';
 import { ConsumedRecord, PartitionConsumer, StartOffset } from '../client/partition-consumer';
 import { TopicPartition } from '../common/topic-partition';
 import { CliError } from './cli';
 import { toolClientConnection } from './tool-client-connection';
-import { consoleLimits, consumeLoop, isolationLevelOf, RecordSource } from './console-consumer-loop';
+import { consoleLimits, consumeLoop, isolationLevelOf, RecordSource, reportConsumerFailure } from './console-consumer-loop';
 import type { ConsoleConsumerOptions } from './console-consumer-options';
 import { runGroupConsoleConsumer } from './console-consumer-group';
 import { runZkConsoleConsumer } from './console-consumer-zk';
@@ -61,6 +62,8 @@ export async function runConsoleConsumer(
       },
     };
     processed = await consumeLoop(source, limits, out, err, stopSignal);
+  } catch (e) {
+    reportConsumerFailure(e, err);
   } finally {
     client.close();
     err(`Processed a total of ${processed} messages`);
@@ -75,6 +78,7 @@ async function partitionsToRead(client: NetworkClient, o: ConsoleConsumerOptions
       const md = await (attempt === 0 ? client.ensureMetadata([o.topic]) : client.refreshMetadata([o.topic]).then(() => client.metadata));
       const info = md.topics.get(o.topic);
       if (info !== undefined && info.errorCode === ErrorCode.NONE.code && info.partitions.length > 0) return info.partitions.map((p) => ({ topic: o.topic as string, partition: p.partition }));
+      if (info !== undefined && info.errorCode !== ErrorCode.NONE.code && !isRetriable(info.errorCode)) throw authorizationError(info.errorCode, { topics: [o.topic] });
       await SYSTEM_CLOCK.sleep(100);
     }
     throw new CliError(`Topic ${o.topic} has no partitions with a leader`);

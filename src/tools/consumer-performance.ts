@@ -1,11 +1,14 @@
 import * as fs from 'node:fs';
 import { ErrorCode } from '../common/error-codes';
+import { KafkaError } from '../common/kafka-error';
 import { parseProperties } from '../common/config/properties';
 import { SYSTEM_CLOCK } from '../common/time';
+import { authorizationError } from '../client/authorization-error';
 import { formatMetrics } from '../client/client-metrics';
 import { NetworkClient } from '../client/network-client';
 import { ConsumedBatch, PartitionConsumer } from '../client/partition-consumer';
 import { recordPayloadSizes } from '../records';
+import { javaExceptionName } from './admin-client-config';
 import { CliError } from './cli';
 import { CONSUMER_PERF_DETAILED_HEADER, ConsumerPerfProgress } from './consumer-perf-progress';
 import { intOption, parseBrokerList } from './tool-properties';
@@ -80,6 +83,7 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
   try {
     const md = await client.ensureMetadata([o.topic]);
     const info = md.topics.get(o.topic);
+    if (info?.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED.code) throw authorizationError(info.errorCode, { topics: [o.topic] });
     if (info === undefined || info.errorCode !== ErrorCode.NONE.code) throw new CliError(`Topic ${o.topic} does not exist`);
     const consumer = new PartitionConsumer(client, {
       partitionMaxBytes: intOption(o.fetchSize, '--fetch-size', 1048576),
@@ -129,6 +133,10 @@ export async function runConsumerPerformance(o: ConsumerPerformanceOptions, out:
     }
     if (o.printMetrics) for (const line of formatMetrics(consumer.metrics.snapshot())) out(line);
     return { mbPerSec: (mb * 1000) / fetchMs, recordsPerSec: (count * 1000) / fetchMs };
+  } catch (e) {
+    // Kafka's ConsumerPerformance lets the consumer's exception out of main: the JVM prints it, exit status 1.
+    if (e instanceof KafkaError) throw new CliError(`Exception in thread "main" ${javaExceptionName(e.errorName)}: ${e.message}`);
+    throw e;
   } finally {
     client.close();
   }

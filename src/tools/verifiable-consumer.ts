@@ -1,4 +1,7 @@
+import { KafkaError } from '../common/kafka-error';
+import { getLogger } from '../common/logging/logging';
 import { SYSTEM_CLOCK } from '../common/time';
+import { javaExceptionName } from './admin-client-config';
 import { TopicPartition, tpString } from '../common/topic-partition';
 import { NetworkClient } from '../client/network-client';
 import { ConsumedRecord } from '../client/partition-consumer';
@@ -159,6 +162,10 @@ export async function runVerifiableConsumer(o: VerifiableConsumerOptions, out: (
         }
       }
     }
+  } catch (e) {
+    // Kafka's run(): the error goes to the log, not stdout, and the consumer shuts down (exit status 0).
+    if (!(e instanceof KafkaError)) throw e;
+    getLogger('org.apache.kafka.tools.VerifiableConsumer').error(`Error during processing, terminating consumer process: ${javaExceptionName(e.errorName)}: ${e.message}`);
   } finally {
     await consumer.close().catch(() => undefined);
     client.close();

@@ -20,6 +20,9 @@ const DEBIAN_CONF_DIR = '/etc/zookeeper/conf';
 // Debian's zookeeper.jar manifest names slf4j-api but no binding, so the packaged server logs nothing at all. Its
 // package depends on log4j 1.2 and the slf4j binding for it, which makes ZooKeeper log as upstream does.
 const DEBIAN_LOGGING_JARS = ['/usr/share/java/slf4j-log4j12.jar', '/usr/share/java/log4j-1.2.jar'];
+// The manifest names netty-handler and netty-transport but not what they need to serve TLS (secureClientPort with
+// NettyServerCnxnFactory): netty's codec, resolver and unix-common jars, which Debian installs beside them.
+const DEBIAN_NETTY_TLS_JARS = ['/usr/share/java/netty-codec.jar', '/usr/share/java/netty-resolver.jar', '/usr/share/java/netty-transport-native-unix-common.jar'];
 
 export class ZooKeeperNotInstalledError extends Error {
   override name = 'ZooKeeperNotInstalledError';
@@ -35,7 +38,7 @@ export function locateZooKeeper(env: NodeJS.ProcessEnv = process.env): ZooKeeper
   const home = env['ZOOKEEPER_HOME'];
   if (home) return { java, classpath: tarballClasspath(home), origin: `ZOOKEEPER_HOME=${home}` };
   if (!isFile(DEBIAN_JAR)) throw new ZooKeeperNotInstalledError(`ZooKeeper is not installed: ${ZOOKEEPER_INSTALL_HINT}`);
-  const classpath = [DEBIAN_CONF_DIR, DEBIAN_JAR, ...DEBIAN_LOGGING_JARS].filter((p) => fs.existsSync(p));
+  const classpath = [DEBIAN_CONF_DIR, DEBIAN_JAR, ...DEBIAN_LOGGING_JARS, ...DEBIAN_NETTY_TLS_JARS].filter((p) => fs.existsSync(p));
   return { java, classpath, origin: DEBIAN_JAR };
 }
 

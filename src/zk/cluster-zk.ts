@@ -21,7 +21,7 @@ export class ClusterZk {
     connect: string,
     sessionTimeoutMs: number,
     connectionTimeoutMs: number,
-    security: Pick<ZkClientOptions, 'auth' | 'secureAcls'> = {},
+    security: Pick<ZkClientOptions, 'auth' | 'secureAcls' | 'tls'> = {},
   ): Promise<void> {
     const { hosts, chroot } = parseZkConnectString(connect);
     if (chroot === undefined) return;

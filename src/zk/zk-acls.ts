@@ -34,9 +34,23 @@ export function digestId(credentials: ZkDigestCredentials): string {
   return `${credentials.username}:${sha1}`;
 }
 
-/** The ACL entry that gives the authenticated identity every right (ZooDefs.Ids.CREATOR_ALL_ACL, expanded). */
-export function creatorAllAcl(credentials: ZkDigestCredentials): ZkAcl {
-  return { perms: ZkPerms.ALL, scheme: 'digest', id: digestId(credentials) };
+/**
+ * A session known by its TLS certificate (ZooKeeper's `x509` scheme, the subject's RFC 2253 name) rather than
+ * by digest credentials.
+ */
+export const CERTIFICATE_CREATOR = 'certificate';
+
+/** Whoever owns the nodes a secure client creates. */
+export type ZkCreator = ZkDigestCredentials | typeof CERTIFICATE_CREATOR;
+
+/**
+ * The ACL entry that gives the authenticated identity every right (ZooDefs.Ids.CREATOR_ALL_ACL): expanded here
+ * for digest credentials; for a certificate left as Kafka sends it (`auth` scheme, empty id), which the server
+ * expands to the session's `x509:<subject>` ids.
+ */
+export function creatorAllAcl(creator: ZkCreator): ZkAcl {
+  if (creator === CERTIFICATE_CREATOR) return { perms: ZkPerms.ALL, scheme: 'auth', id: '' };
+  return { perms: ZkPerms.ALL, scheme: 'digest', id: digestId(creator) };
 }
 
 /**
@@ -80,7 +94,7 @@ export function isSensitivePath(path: string): boolean {
  * relative to the chroot, as Kafka's client sees it. `creator` is the identity the session authenticated as
  * (the server would expand CREATOR_ALL_ACL to the same entry).
  */
-export function defaultAcls(creator: ZkDigestCredentials | undefined, path: string): readonly ZkAcl[] {
+export function defaultAcls(creator: ZkCreator | undefined, path: string): readonly ZkAcl[] {
   if (creator === undefined || path === CONSUMERS_PATH) return OPEN_ACL_UNSAFE;
   return isSensitivePath(path) ? [creatorAllAcl(creator)] : [creatorAllAcl(creator), ...READ_ACL_UNSAFE];
 }

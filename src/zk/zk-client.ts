@@ -1,9 +1,11 @@
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
 import { SYSTEM_CLOCK } from '../common/time';
 import { getLogger, Logger } from '../common/logging/logging';
 import { Semaphore } from '../common/semaphore';
 import { ZkCode, ZkError } from './zk-error';
-import { defaultAcls, isOpenAcl, ZkAcl, ZkDigestCredentials } from './zk-acls';
+import { CERTIFICATE_CREATOR, defaultAcls, isOpenAcl, ZkAcl, ZkDigestCredentials } from './zk-acls';
 
 /** ZooKeeper's Stat, as the C client reports it. zxids fit a double (epoch << 32 | counter). */
 export interface ZkStat {
@@ -29,6 +31,19 @@ export type WatchEventType = 'created' | 'deleted' | 'changed' | 'child' | 'sess
 /** A watch callback; a promise it returns is awaited for its failure only (logged, never reaching the process). */
 export type Watcher = (event: WatchEventType, path: string) => void | Promise<unknown>;
 
+/**
+ * ZooKeeper over TLS: the PEM files the C client's zookeeper_init_ssl reads (its "ca,cert,key,passphrase"), so
+ * none may hold a comma. `src/security/zookeeper-tls.ts` writes them from Kafka's zookeeper.ssl.* keys.
+ */
+export interface ZkTlsFiles {
+  caFile: string;
+  /** The client certificate first, then its chain. */
+  certFile: string;
+  keyFile: string;
+  /** The key file's passphrase (no comma); empty for an unencrypted key. */
+  keyPassphrase: string;
+}
+
 export interface ZkClientOptions {
   connectString: string;
   sessionTimeoutMs: number;
@@ -53,6 +68,12 @@ export interface ZkClientOptions {
    * client creates gets ZkData.defaultAcls for its path, for the identity in `auth` (which it then requires).
    */
   secureAcls?: boolean;
+  /**
+   * Connect over TLS with this client certificate (Kafka's zookeeper.ssl.client.enable); needs the TLS build of
+   * the binding (scripts/build-zookeeper-tls.sh). The servers then know the session by its certificate (the
+   * `x509` scheme), and with `secureAcls` but no `auth` the nodes this client creates belong to that identity.
+   */
+  tls?: ZkTlsFiles;
   /** Kafka's ZooKeeperClientMetrics and SessionExpireListener meters, when the broker has metrics on. */
   observer?: ZkClientObserver;
 }
@@ -99,6 +120,29 @@ interface NativeZkClass {
 // The only import of the ZooKeeper binding in the project; everything else goes through ZkClient.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const NativeZooKeeper = require('zookeeper') as NativeZkClass;
+
+/** Where scripts/build-zookeeper-tls.sh puts the binding's TLS build, under the project's root. */
+const TLS_BINDING = path.join('.kafka-ts', 'zookeeper-tls');
+let tlsZooKeeper: NativeZkClass | undefined;
+
+/**
+ * The TLS build of the binding (its native side calls zookeeper_init_ssl), loaded only when a client asks for
+ * TLS: the stock binding, which every other client uses, stays as npm built it. Found from this file upwards, so
+ * that src/ and dist/src/ both find it.
+ */
+function tlsZooKeeperClass(): NativeZkClass {
+  if (tlsZooKeeper !== undefined) return tlsZooKeeper;
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, TLS_BINDING);
+    if (fs.existsSync(path.join(candidate, 'build', 'Release', 'zookeeper.node'))) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      tlsZooKeeper = require(candidate) as NativeZkClass;
+      return tlsZooKeeper;
+    }
+    if (path.dirname(dir) === dir) break;
+  }
+  throw new Error(`ZooKeeper over TLS needs the TLS build of the zookeeper binding (${TLS_BINDING}), which is missing: run scripts/build-zookeeper-tls.sh (it needs Debian's libssl-dev)`);
+}
 
 /**
  * Where requests go. The binding's JavaScript wrapper formats every request's arguments with util.inspect for its
@@ -184,7 +228,9 @@ export class ZkClient {
   private readonly addedAuth: { scheme: string; auth: string }[] = [];
 
   private constructor(private readonly options: ZkClientOptions) {
-    if (options.secureAcls === true && options.auth === undefined) throw new Error('Secure ZooKeeper ACLs need the credentials of the identity that owns the znodes');
+    if (options.secureAcls === true && options.auth === undefined && options.tls === undefined) throw new Error('Secure ZooKeeper ACLs need the credentials (or the TLS certificate) of the identity that owns the znodes');
+    const tls = options.tls;
+    if (tls !== undefined && [tls.caFile, tls.certFile, tls.keyFile, tls.keyPassphrase].some((f) => f.includes(','))) throw new Error('The ZooKeeper TLS files and passphrase cannot hold a comma (the C client splits on commas)');
     this.inFlight = new Semaphore(options.maxInFlightRequests ?? 10);
     this.log = getLogger('kafka.zookeeper.ZooKeeperClient', `[ZooKeeperClient ${options.name ?? 'Kafka server'}] `);
     this.handle = this.newHandle(undefined);
@@ -231,7 +277,8 @@ export class ZkClient {
   private newHandle(resume: SessionCredentials | undefined): NativeZk {
     if (resume) this.log.info(`Resuming session 0x${resume.id} on ${this.options.connectString}.`);
     else this.log.info(`Initializing a new session to ${this.options.connectString}.`);
-    const handle = new NativeZooKeeper({
+    const tls = this.options.tls;
+    const handle = new (tls === undefined ? NativeZooKeeper : tlsZooKeeperClass())({
       connect: this.options.connectString,
       timeout: this.options.sessionTimeoutMs,
       debug_level: 0,
@@ -281,7 +328,7 @@ export class ZkClient {
       if (wasUp) this.sessionClosedByLibrary = true;
       if (!this.recovering) this.recovering = this.replaceHandle(code);
     });
-    handle.init({});
+    handle.init(tls === undefined ? {} : { cert: `${tls.caFile},${tls.certFile},${tls.keyFile},${tls.keyPassphrase}` });
     this.authenticate(handle);
     return handle;
   }
@@ -497,7 +544,8 @@ export class ZkClient {
 
   /** ZkData.defaultAcls for a path of this client (OPEN_ACL_UNSAFE without secure ACLs). */
   defaultAcls(path: string): readonly ZkAcl[] {
-    return defaultAcls(this.options.secureAcls === true ? this.options.auth : undefined, path);
+    if (this.options.secureAcls !== true) return defaultAcls(undefined, path);
+    return defaultAcls(this.options.auth ?? (this.options.tls !== undefined ? CERTIFICATE_CREATOR : undefined), path);
   }
 
   /**

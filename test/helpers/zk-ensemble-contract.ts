@@ -13,6 +13,8 @@ export interface ZkEnsembleOptions {
   tickTimeMs?: number;
   /** How long start, restart and waitForQuorum wait for a quorum. Default 60000. */
   timeoutMs?: number;
+  /** Local mode only: each server also serves TLS on `secureClientPort`, with these stores (x509 authentication). */
+  tls?: { keyStore: string; trustStore: string; password: string };
 }
 
 export interface ZkNode {
@@ -23,6 +25,9 @@ export interface ZkNode {
   readonly clientPort: number;
   /** "host:clientPort" */
   readonly hostPort: string;
+  /** The TLS port and "host:port" when the ensemble was started with `tls`. */
+  readonly secureClientPort?: number;
+  readonly secureHostPort?: string;
   /** The running java process (local mode only; undefined while stopped and in Docker mode). */
   readonly pid: number | undefined;
   /** Local mode only (empty in Docker mode). */

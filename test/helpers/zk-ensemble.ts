@@ -59,20 +59,22 @@ class LocalZkEnsemble implements ZkEnsemble {
     // Throws "ZooKeeper is not installed: run 'sudo apt-get install -y zookeeper' (or set ZOOKEEPER_HOME)".
     const installation = locateZooKeeper();
     const baseDir = tmpDir('kafka-ts-zk-');
-    const ports = await freePorts(size * 3);
+    const ports = await freePorts(size * (options.tls === undefined ? 3 : 4));
     const port = (i: number): number => ports[i] as number;
     const servers = standalone ? [] : Array.from({ length: size }, (_, i) => `server.${i + 1}=127.0.0.1:${port(3 * i + 1)}:${port(3 * i + 2)}`);
     const nodes: LocalNode[] = [];
     for (let i = 0; i < size; i++) {
       const nodeDir = path.join(baseDir, `zk-${i + 1}`);
       const clientPort = port(3 * i);
-      const { dataDir, configFile } = writeZooKeeperConfig({ dir: nodeDir, clientAddress: '127.0.0.1', clientPort, servers, myid: standalone ? undefined : i + 1, tickTimeMs: options.tickTimeMs });
+      const secure = options.tls === undefined ? undefined : { port: port(3 * size + i), ...options.tls };
+      const { dataDir, configFile } = writeZooKeeperConfig({ dir: nodeDir, clientAddress: '127.0.0.1', clientPort, servers, myid: standalone ? undefined : i + 1, tickTimeMs: options.tickTimeMs, secure });
       nodes.push({
         index: i,
         myid: i + 1,
         host: '127.0.0.1',
         clientPort,
         hostPort: `127.0.0.1:${clientPort}`,
+        ...(secure === undefined ? {} : { secureClientPort: secure.port, secureHostPort: `127.0.0.1:${secure.port}` }),
         get pid() {
           return this.child?.isRunning() ? this.child.pid : undefined;
         },

@@ -172,23 +172,8 @@ export class KafkaConfig {
     }
   }
 
-  /**
-   * ZooKeeper over TLS (KIP-515's zookeeper.ssl.* keys) cannot be honoured: the ZooKeeper C client that the
-   * `zookeeper` binding builds has TLS compiled in, but the binding opens every handle with zookeeper_init, never
-   * zookeeper_init_ssl, and so only speaks plaintext. Only an explicit `zookeeper.ssl.client.enable=false` passes.
-   */
-  private refuseZooKeeperTls(): void {
-    for (const [key, value] of this.originals) {
-      if (!key.startsWith('zookeeper.ssl.') || (key === 'zookeeper.ssl.client.enable' && value.trim().toLowerCase() === 'false')) continue;
-      throw new ConfigException(
-        `${key}=${/password/.test(key) ? '[hidden]' : value} cannot be honoured: kafka-ts connects to ZooKeeper without TLS (its ZooKeeper client binding has no TLS handshake), so remove the zookeeper.ssl.* settings; see docs/security.md, ZooKeeper`,
-      );
-    }
-  }
-
   private checkRules(): void {
     this.refuseUnprotectedPromises();
-    this.refuseZooKeeperTls();
     const reserved = this.get('reserved.broker.max.id');
     if (this.get('broker.id.generation.enable')) {
       if (this.brokerId < -1 || this.brokerId > reserved) {

@@ -143,6 +143,18 @@ function transactionalBatch(): Buffer {
   return b;
 }
 
+/**
+ * The batch above as an idempotent (non-transactional) producer's: a producer id, no transactional bit. Kafka
+ * 2.8's handleProduceRequest no longer asks IdempotentWrite on the cluster for it (KAFKA-10619, KIP-679: topic
+ * Write is enough; brokers before 2.8 answered CLUSTER_AUTHORIZATION_FAILED without it).
+ */
+function idempotentBatch(): Buffer {
+  const b = Buffer.from(BATCH);
+  b.writeBigInt64BE(4242n, 43);
+  b.writeUInt32BE(crc32c(b.subarray(21)) >>> 0, 17);
+  return b;
+}
+
 /** The first authorization error code anywhere in an answer (`errorCode`, `topicConfigErrorCode`, ...), else ALLOWED. */
 function authCode(response: unknown): number {
   let found = ALLOWED;
@@ -181,6 +193,7 @@ const TOPIC = 2;
 const ROWS: Row[] = [
   { id: 'produce', api: ProduceApi, needs: [topic('produce', 'WRITE')], probe: () => sent(ProduceApi, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: n('produce'), partitionData: [{ index: 0, records: BATCH }] }] }) },
   // Transactional records: Write on the transactional id first (53), then Write on the topic.
+  { id: 'produceidempotent', api: ProduceApi, needs: [topic('produceidempotent', 'WRITE')], probe: () => sent(ProduceApi, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: n('produceidempotent'), partitionData: [{ index: 0, records: idempotentBatch() }] }] }) },
   { id: 'producetxn', api: ProduceApi, needs: [txn('producetxn'), topic('producetxn', 'WRITE')], probe: () => sent(ProduceApi, { transactionalId: n('producetxn', 'x'), acks: 1, timeoutMs: 5000, topicData: [{ name: n('producetxn'), partitionData: [{ index: 0, records: transactionalBatch() }] }] }) },
   { id: 'fetch', api: FetchApi, needs: [topic('fetch', 'READ')], probe: () => sent(FetchApi, fetchBody('fetch', -1)) },
   // A follower's fetch (replica id >= 0): ClusterAction, else TOPIC_AUTHORIZATION_FAILED on every partition.
@@ -448,6 +461,22 @@ describe('the ACL matrix: every advertised API, allowed and denied, for literal,
       await settle(expected('none'));
     });
   }
+
+  it('InitProducerId without a transactional id: IdempotentWrite on the cluster, or Write on any one topic (KIP-679), else CLUSTER_AUTHORIZATION_FAILED', async () => {
+    const init = (): Promise<number> => as(InitProducerIdApi, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 }).then((r) => r.errorCode);
+    await settle(expected('none'));
+    expect(await init()).toBe(CLUSTER_AUTHORIZATION_FAILED);
+    const produce = ROWS.find((r) => r.id === 'produceidempotent') as Row;
+    try {
+      // Write on one topic only, no cluster ACL: the producer id is granted, and its idempotent batches go in.
+      await addAcls('literal', 'ALLOW', [produce]);
+      await waitUntil(async () => (await init()) === ALLOWED, { timeoutMs: 20000, intervalMs: 200, message: 'InitProducerId allowed by Write on one topic' });
+      expect(await produce.probe()).toBe(ALLOWED);
+    } finally {
+      await removeAllAcls();
+    }
+    await waitUntil(async () => (await init()) === CLUSTER_AUTHORIZATION_FAILED, { timeoutMs: 20000, intervalMs: 200, message: 'InitProducerId refused again' });
+  });
 
   it('AlterUserScramCredentials: NOT_CONTROLLER from any broker but the controller, before authorization; Describe and Alter need the cluster ACLs', async () => {
     const alter = { deletions: [{ name: 'mx-nobody', mechanism: 1 }], upsertions: [] };

@@ -117,6 +117,25 @@ describe('ACLs over kafka-ts', () => {
     await waitUntil(async () => (await coordinator('g-1')) === 0, { timeoutMs: 20000, message: 'a coordinator for g-1' });
   }, 90000);
 
+  it('ends the consumer tools on a topic or group they may not use, with the exceptions Kafka prints', async () => {
+    const bootstrap = `127.0.0.1:${cluster.broker(0).port}`;
+    // No Describe on 'other': the metadata refuses it. Kafka's process() logs and returns, so the status is 0.
+    const noDescribe = await runTool('kafka-console-consumer', ['--bootstrap-server', bootstrap, '--topic', 'other', '--from-beginning']);
+    expect(noDescribe.code).toBe(0);
+    expect(noDescribe.output).toMatch(/ERROR Error processing message, terminating consumer process: {2}\(kafka\.tools\.ConsoleConsumer\$\)\norg\.apache\.kafka\.common\.errors\.TopicAuthorizationException: Not authorized to access topics: \[other\]\nProcessed a total of 0 messages/);
+    // lit-t has the --producer ACLs (Describe, no Read): the leader refuses the Fetch.
+    const noRead = await runTool('kafka-console-consumer', ['--bootstrap-server', bootstrap, '--topic', 'lit-t', '--partition', '0', '--offset', 'earliest']);
+    expect([noRead.code, noRead.output]).toEqual([0, expect.stringContaining('org.apache.kafka.common.errors.TopicAuthorizationException: Not authorized to access topics: [lit-t]')]);
+    const noGroup = await runTool('kafka-console-consumer', ['--bootstrap-server', bootstrap, '--topic', 'pre-a', '--group', 'nope']);
+    expect([noGroup.code, noGroup.output]).toEqual([0, expect.stringContaining('org.apache.kafka.common.errors.GroupAuthorizationException: Not authorized to access group: nope\nProcessed a total of 0 messages')]);
+    const verifiable = await runTool('kafka-verifiable-consumer', ['--bootstrap-server', bootstrap, '--topic', 'pre-a', '--group-id', 'nope']);
+    expect(verifiable.code).toBe(0);
+    expect(verifiable.output).toContain('Error during processing, terminating consumer process: org.apache.kafka.common.errors.GroupAuthorizationException: Not authorized to access group: nope');
+    expect(verifiable.output).toMatch(/"name":"shutdown_complete"/);
+    const perf = await runTool('kafka-consumer-perf-test', ['--bootstrap-server', bootstrap, '--topic', 'lit-t', '--messages', '1']);
+    expect([perf.code, perf.output.trim().split('\n').pop()]).toEqual([1, 'Exception in thread "main" org.apache.kafka.common.errors.TopicAuthorizationException: Not authorized to access topics: [lit-t]']);
+  }, 90000);
+
   it('denies before it allows, for wildcard resources too', async () => {
     expect((await acls('--add', '--topic', '*', '--operation', 'Describe', '--allow-principal', PRINCIPAL)).code).toBe(0);
     await waitUntil(async () => (await topicError(cluster.broker(1).port, 'other')) === 0, { timeoutMs: 15000, message: 'the wildcard ACL' });

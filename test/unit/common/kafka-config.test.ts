@@ -116,12 +116,10 @@ describe('KafkaConfig', () => {
     expect(config({ 'zookeeper.set.acl': 'false', 'authorizer.class.name': '' }).get('zookeeper.set.acl')).toBe(false);
   });
 
-  it('takes zookeeper.set.acl (the ZooKeeper login is checked at start-up) and refuses ZooKeeper TLS, saying why', () => {
+  it('takes zookeeper.set.acl and the zookeeper.ssl.* keys (the login and the TLS stores are checked at start-up)', () => {
     expect(config({ 'zookeeper.set.acl': 'true' }).get('zookeeper.set.acl')).toBe(true);
-    expect(error({ 'zookeeper.ssl.client.enable': 'true' })).toBe(
-      'zookeeper.ssl.client.enable=true cannot be honoured: kafka-ts connects to ZooKeeper without TLS (its ZooKeeper client binding has no TLS handshake), so remove the zookeeper.ssl.* settings; see docs/security.md, ZooKeeper',
-    );
-    expect(error({ 'zookeeper.ssl.keystore.password': 'secret' })).toMatch(/^zookeeper\.ssl\.keystore\.password=\[hidden\] cannot be honoured/);
+    expect(config({ 'zookeeper.ssl.client.enable': 'true' }).get('zookeeper.ssl.client.enable')).toBe(true);
+    expect(config({ 'zookeeper.ssl.keystore.password': 'secret' }).get('zookeeper.ssl.endpoint.identification.algorithm')).toBe('HTTPS');
     expect(config({ 'zookeeper.ssl.client.enable': 'false' }).get('zookeeper.set.acl')).toBe(false);
   });
 

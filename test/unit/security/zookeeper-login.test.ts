@@ -52,9 +52,14 @@ describe("the ZooKeeper login (Kafka's JaasUtils and KafkaServer.initZkClient)",
   });
 
   it('refuses ZooKeeper TLS asked for with -Dzookeeper.client.secure=true', () => {
-    expect(() => brokerZkSecurity(false, env('-Dzookeeper.client.secure=true'))).toThrow(/^-Dzookeeper\.client\.secure=true in KAFKA_OPTS cannot be honoured: kafka-ts connects to ZooKeeper without TLS/);
+    expect(() => brokerZkSecurity(false, env('-Dzookeeper.client.secure=true'))).toThrow(/^-Dzookeeper\.client\.secure=true in KAFKA_OPTS cannot be honoured: kafka-ts takes ZooKeeper TLS from the broker's zookeeper\.ssl\.\* settings only/);
     expect(() => toolZkSecurity(env('-Dzookeeper.client.secure=true'))).toThrow(/cannot be honoured/);
     expect(brokerZkSecurity(false, env('-Dzookeeper.client.secure=false'))).toEqual({ secureAcls: false });
+  });
+
+  it('takes TLS client authentication instead of a login for zookeeper.set.acl (KafkaConfig.zkTlsClientAuthEnabled)', () => {
+    expect(brokerZkSecurity(true, {}, true)).toEqual({ secureAcls: true });
+    expect(() => brokerZkSecurity(true, {}, false)).toThrow(/^zookeeper\.set\.acl is true, but ZooKeeper client TLS configuration/);
   });
 
   it('names an unreadable JAAS file, and never prints the password', () => {

@@ -1,4 +1,4 @@
-import { creatorAllAcl, defaultAcls, digestId, isOpenAcl, isSensitivePath, OPEN_ACL_UNSAFE, SECURE_ROOT_PATHS } from '../../../src/zk/zk-acls';
+import { CERTIFICATE_CREATOR, creatorAllAcl, defaultAcls, digestId, isOpenAcl, isSensitivePath, OPEN_ACL_UNSAFE, SECURE_ROOT_PATHS } from '../../../src/zk/zk-acls';
 
 const kafka = { username: 'kafka', password: 'kafka-secret' };
 const owner = creatorAllAcl(kafka);
@@ -32,6 +32,13 @@ describe('ZooKeeper ACLs as Kafka sets them (ZkData.defaultAcls)', () => {
   it("keeps the old consumer's root open and secures what is under it", () => {
     expect(defaultAcls(kafka, '/consumers')).toEqual(OPEN_ACL_UNSAFE);
     expect(defaultAcls(kafka, '/consumers/g/offsets')).toEqual([owner, worldRead]);
+  });
+
+  it('names a TLS session as CREATOR_ALL_ACL does (auth scheme, empty id), for the server to expand to its x509 id', () => {
+    const creator = { perms: 31, scheme: 'auth', id: '' };
+    expect(creatorAllAcl(CERTIFICATE_CREATOR)).toEqual(creator);
+    expect(defaultAcls(CERTIFICATE_CREATOR, '/brokers/ids/0')).toEqual([creator, worldRead]);
+    expect(defaultAcls(CERTIFICATE_CREATOR, '/config/users/alice')).toEqual([creator]);
   });
 
   it("lists Kafka's secure root paths, the ACL stores' included", () => {
