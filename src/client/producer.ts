@@ -686,6 +686,9 @@ export class Producer {
   }
 
   private fail(b: Batch, err: Error): void {
+    // A batch failed outside a response (an abort, a lost producer id) leaves the books too, or its partition would
+    // wait for it forever (SequenceBookkeeper.canDrain).
+    if (b.header.baseSequence !== undefined) this.sequences.failed(b, ErrorCode.NONE.code, false);
     this.sensors.recordError(b.builder.numRecords);
     // Kafka's TransactionManager: a batch lost inside a transaction leaves only abortTransaction possible.
     if (this.txn !== undefined && !(err instanceof TransactionAbortedError)) this.txn.abortableError(err);
