@@ -16,6 +16,7 @@ const program = createCli('kafka-console-consumer', 'Consume messages from Kafka
   .option('--max-messages <n>', 'exit after this many messages')
   .option('--timeout-ms <ms>', 'exit when no message arrives for this long')
   .option('--group <group>', 'the consumer group id (default with --zookeeper: a generated console-consumer-<n>, removed at exit)')
+  .option('--formatter <class>', 'the formatter class: kafka.tools.DefaultMessageFormatter (default), kafka.coordinator.group.GroupMetadataManager$OffsetsMessageFormatter, ...$GroupMetadataMessageFormatter, kafka.coordinator.transaction.TransactionLog$TransactionLogMessageFormatter')
   .option('--property <prop=value>', 'formatter properties: print.key, print.timestamp, print.partition, print.offset, key.separator, ... (repeatable)', collect, [] as string[])
   .option('--consumer-property <prop=value>', 'consumer properties (repeatable)', collect, [] as string[])
   .option('--consumer.config <file>', 'consumer config properties file (--consumer-property takes precedence)');

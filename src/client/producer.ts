@@ -14,6 +14,8 @@ import { ClientMetrics } from './client-metrics';
 import { DefaultPartitioner } from './default-partitioner';
 import { NetworkClient } from './network-client';
 import { TransactionalOffset, TransactionManager } from './transaction-manager';
+import { ProducerIdAndEpoch, SequenceBookkeeper } from './sequence-bookkeeper';
+import { getLogger } from '../common/logging/logging';
 
 export interface ProducerOptions {
   bootstrapServers: readonly string[];
@@ -85,6 +87,12 @@ export type SendCallback = (error: Error | null, topic: string, partition: numbe
 interface Batch {
   topic: string;
   partition: number;
+  /** `topic-partition`, the bookkeeper's key. */
+  tp: string;
+  /** The record count, fixed when the batch is first sent. */
+  recordCount: number;
+  /** Its sequence was rewritten after it was first sent (an epoch bump, or a failed batch ahead of it). */
+  sequenceReset?: boolean;
   builder: RecordBatchBuilder;
   /** The builder's options: the producer id, epoch and sequence are set on them when the batch is first sent. */
   header: RecordBatchBuilderOptions;
@@ -120,11 +128,10 @@ export class Producer {
   private readonly txn: TransactionManager | undefined;
   /** Partitions whose AddPartitionsToTxn is on its way: their batches wait for it. */
   private addingPartitions: Promise<void> | undefined;
-  /** Idempotence: the producer id and epoch (InitProducerId), the next sequence and last acknowledged one per partition. */
-  private producerIdAndEpoch: { producerId: number; producerEpoch: number } | undefined;
+  /** Idempotence: the producer id and epoch (InitProducerId), and per partition the sequences and batches in flight. */
+  private readonly sequences: SequenceBookkeeper<Batch>;
   private initializing: Promise<void> | undefined;
-  private readonly nextSequence = new Map<string, number>();
-  private readonly lastAckedSequence = new Map<string, number>();
+  private readonly logger = getLogger('org.apache.kafka.clients.producer.internals.TransactionManager');
   private readonly clock: Clock;
   private lingerTimer: TimerHandle | undefined;
   private lingerImmediate: NodeJS.Immediate | undefined;
@@ -194,6 +201,7 @@ export class Producer {
       if (this.o.retries === 0) throw new ProducerConfigError('Must set retries to non-zero when using the idempotent producer.');
       if (this.o.acks !== -1) throw new ProducerConfigError('Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence.');
     }
+    this.sequences = new SequenceBookkeeper(transactional);
     this.txn =
       options.transactionalId === undefined
         ? undefined
@@ -216,9 +224,11 @@ export class Producer {
    */
   async initTransactions(): Promise<void> {
     const pe = await this.transactionManager().initTransactions();
-    this.producerIdAndEpoch = pe;
-    this.nextSequence.clear();
-    this.lastAckedSequence.clear();
+    this.sequences.setProducerIdAndEpoch(pe);
+  }
+
+  private get producerIdAndEpoch(): ProducerIdAndEpoch | undefined {
+    return this.sequences.producerIdAndEpoch;
   }
 
   beginTransaction(): void {
@@ -348,7 +358,7 @@ export class Producer {
       const initialCapacity = Math.min(this.o.batchSize + 1024, Math.max(1024, 2 * (this.lastBatchBytes.get(tp) ?? this.o.batchSize)));
       // The builder keeps this options object and reads its producer fields at build(): filled in at first send.
       const header: RecordBatchBuilderOptions = { compression: this.o.compression, initialCapacity, ...(this.txn === undefined ? {} : { isTransactional: true }) };
-      batch = { topic, partition: p, builder: new RecordBatchBuilder(header), header, callbacks: [], cookies: [], createdMs: this.clock.nowMs() };
+      batch = { topic, partition: p, tp, recordCount: 0, builder: new RecordBatchBuilder(header), header, callbacks: [], cookies: [], createdMs: this.clock.nowMs() };
       this.open.set(tp, batch);
     }
     batch.callbacks.push(callback);
@@ -442,6 +452,7 @@ export class Producer {
 
   /** Sends queued batches, one per partition per request, while their leaders have requests to spare. */
   private drain(): void {
+    if (this.o.enableIdempotence && this.producerIdAndEpoch !== undefined) this.resolveSequences();
     if (this.o.enableIdempotence && this.producerIdAndEpoch === undefined && this.txn === undefined) {
       // The producer id is asked for with the first record, not before.
       if (this.open.size > 0 || this.queued.size > 0) this.initProducerId();
@@ -453,7 +464,7 @@ export class Producer {
     const toAdd: Batch[] = [];
     for (const [tp, q] of this.queued) {
       const head = q[0];
-      if (head === undefined || this.retrying.has(tp)) continue;
+      if (head === undefined || this.retrying.has(tp) || !this.mayDrain(head)) continue;
       // Kafka's Sender: no batch of a partition goes before the partition is part of the transaction.
       if (this.txn !== undefined && !this.txn.isPartitionAdded(head.topic, head.partition)) {
         toAdd.push(head);
@@ -470,11 +481,14 @@ export class Producer {
         let size = 0;
         for (const tp of tps) {
           const head = this.queued.get(tp)?.[0];
-          if (head === undefined) continue;
+          if (head === undefined || !this.mayDrain(head)) continue;
           const bytes = head.builder.estimatedSizeInBytes();
           if (batches.length > 0 && size + bytes > this.o.maxRequestSize) continue;
           this.queued.get(tp)?.shift();
-          if (this.producerIdAndEpoch !== undefined && head.header.baseSequence === undefined) this.assignSequence(tp, head);
+          if (this.producerIdAndEpoch !== undefined && head.header.baseSequence === undefined) {
+            head.recordCount = head.builder.numRecords;
+            this.sequences.assign(head);
+          }
           batches.push(head);
           size += bytes;
         }
@@ -541,14 +555,13 @@ export class Producer {
           const r = findPartition(response, b.topic, b.partition);
           if (r === undefined) this.fail(b, new KafkaError('UNKNOWN_SERVER_ERROR', 'Partition missing from the produce response'));
           else if (r.errorCode === ErrorCode.NONE.code) this.complete(b, r.baseOffset);
-          else if ((isRetriable(r.errorCode) || this.isRetriableGap(b, r.errorCode)) && this.canRetry(b)) retry.push(b);
-          else this.fail(b, topicError(r.errorCode, b.topic));
+          else this.failOrRetry(b, r.errorCode, r.logStartOffset, retry, topicError(r.errorCode, b.topic));
         }
       }
     } catch (err) {
       for (const b of batches) {
-        if (err instanceof KafkaError && err.retriable && this.canRetry(b)) retry.push(b);
-        else this.fail(b, err as Error);
+        const retriable = err instanceof KafkaError && err.retriable;
+        this.failOrRetry(b, err instanceof KafkaError ? err.code : ErrorCode.UNKNOWN_SERVER_ERROR.code, -1, retriable ? retry : undefined, err as Error);
       }
     }
     const outstanding = (this.inFlightRequests.get(leader) ?? 1) - 1;
@@ -582,6 +595,48 @@ export class Producer {
     }
   }
 
+  /**
+   * Kafka's Sender.completeBatch for an error: retried while delivery.timeout.ms allows and the error may be
+   * retried (for an idempotent producer, TransactionManager.canRetry: the sequence errors of KIP-360, which may ask
+   * for an epoch bump), but not under another producer id; otherwise failed, which for a batch the broker refused
+   * for good moves the sequences on. `retry` undefined: the error is not retriable whatever its code.
+   */
+  private failOrRetry(b: Batch, errorCode: number, logStartOffset: number, retry: Batch[] | undefined, error: Error): void {
+    const idempotent = this.o.enableIdempotence && b.header.baseSequence !== undefined;
+    if (retry !== undefined && this.canRetry(b) && (idempotent ? this.sequences.canRetry(b, errorCode, logStartOffset) : isRetriable(errorCode))) {
+      if (!idempotent || this.sequences.isCurrentProducerId(b)) {
+        retry.push(b);
+        return;
+      }
+      const current = this.producerIdAndEpoch?.producerId ?? -1;
+      this.sequences.failed(b, errorCode, false);
+      this.fail(b, new KafkaError('OUT_OF_ORDER_SEQUENCE_NUMBER', `Attempted to retry sending a batch but the producer id changed from ${b.header.producerId ?? -1} to ${current} in the mean time. This batch will be dropped.`));
+      return;
+    }
+    if (idempotent) this.sequences.failed(b, errorCode, true);
+    this.fail(b, error);
+  }
+
+  /** Kafka's RecordAccumulator drain rule for idempotent batches (see SequenceBookkeeper.canDrain). */
+  private mayDrain(b: Batch): boolean {
+    return this.producerIdAndEpoch === undefined || this.sequences.canDrain(b);
+  }
+
+  /**
+   * Before anything is sent (Kafka's Sender.runOnce): unresolved sequences are settled, and an epoch bump asked
+   * for is made; at the last epoch the producer id is dropped and InitProducerId asked again.
+   */
+  private resolveSequences(): void {
+    const gaps = this.sequences.maybeResolveSequences();
+    if (gaps.length > 0) this.txn?.abortableError(new KafkaError('UNKNOWN_SERVER_ERROR', "The client hasn't received acknowledgment for some previously sent messages and can no longer retry them. It isn't safe to continue."));
+    const before = this.producerIdAndEpoch;
+    const bumped = this.sequences.bumpEpochIfNeeded();
+    if (bumped === 'bumped') {
+      const pe = this.producerIdAndEpoch as ProducerIdAndEpoch;
+      this.logger.info(`ProducerId set to ${pe.producerId} with epoch ${pe.producerEpoch}`);
+    } else if (bumped === 'reset') this.logger.info(`Resetting idempotent producer ID. ID and epoch before reset are ${String(before?.producerId)}, ${String(before?.producerEpoch)}`);
+  }
+
   private canRetry(b: Batch): boolean {
     return this.clock.nowMs() - b.createdMs < this.o.deliveryTimeoutMs;
   }
@@ -595,7 +650,8 @@ export class Producer {
         try {
           const r = await this.client.request('any', InitProducerIdApi, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
           if (r.errorCode === ErrorCode.NONE.code) {
-            this.producerIdAndEpoch = { producerId: r.producerId, producerEpoch: r.producerEpoch };
+            this.sequences.setProducerIdAndEpoch({ producerId: r.producerId, producerEpoch: r.producerEpoch });
+            this.logger.info(`ProducerId set to ${r.producerId} with epoch ${r.producerEpoch}`);
             return;
           }
           if (!isRetriable(r.errorCode)) throw KafkaError.fromCode(r.errorCode);
@@ -624,38 +680,15 @@ export class Producer {
       });
   }
 
-  private assignSequence(tp: string, b: Batch): void {
-    const pe = this.producerIdAndEpoch as { producerId: number; producerEpoch: number };
-    const seq = this.nextSequence.get(tp) ?? 0;
-    b.header.producerId = pe.producerId;
-    b.header.producerEpoch = pe.producerEpoch;
-    b.header.baseSequence = seq;
-    // Sequences wrap at Integer.MAX_VALUE, as Kafka's.
-    const next = seq + b.builder.numRecords;
-    this.nextSequence.set(tp, next > 0x7fffffff ? next - 0x80000000 : next);
-  }
-
-  /**
-   * OUT_OF_ORDER_SEQUENCE_NUMBER for a batch sent behind one that failed: the broker refused it because its
-   * predecessor is missing, and it goes again after it (Kafka's Sender retries such batches). For the batch right
-   * after the last acknowledged one it is a real loss, and fails.
-   */
-  private isRetriableGap(b: Batch, errorCode: number): boolean {
-    if (errorCode !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER.code || b.header.baseSequence === undefined) return false;
-    const lastAcked = this.lastAckedSequence.get(tpString(b)) ?? -1;
-    return b.header.baseSequence !== lastAcked + 1;
-  }
-
   private complete(b: Batch, baseOffset: number): void {
-    if (b.header.baseSequence !== undefined) {
-      const tp = tpString(b);
-      const last = b.header.baseSequence + b.builder.numRecords - 1;
-      if (last > (this.lastAckedSequence.get(tp) ?? -1)) this.lastAckedSequence.set(tp, last);
-    }
+    if (b.header.baseSequence !== undefined) this.sequences.completed(b, baseOffset);
     for (let i = 0; i < b.callbacks.length; i++) b.callbacks[i]?.(null, b.topic, b.partition, baseOffset < 0 ? -1 : baseOffset + i, b.cookies[i] as number);
   }
 
   private fail(b: Batch, err: Error): void {
+    // A batch failed outside a response (an abort, a lost producer id) leaves the books too, or its partition would
+    // wait for it forever (SequenceBookkeeper.canDrain).
+    if (b.header.baseSequence !== undefined) this.sequences.failed(b, ErrorCode.NONE.code, false);
     this.sensors.recordError(b.builder.numRecords);
     // Kafka's TransactionManager: a batch lost inside a transaction leaves only abortTransaction possible.
     if (this.txn !== undefined && !(err instanceof TransactionAbortedError)) this.txn.abortableError(err);
@@ -674,7 +707,7 @@ export class Producer {
   }
 }
 
-function findPartition(response: ProduceResponse, topic: string, partition: number): { errorCode: number; baseOffset: number } | undefined {
+function findPartition(response: ProduceResponse, topic: string, partition: number): { errorCode: number; baseOffset: number; logStartOffset: number } | undefined {
   return response.responses.find((t) => t.name === topic)?.partitionResponses.find((p) => p.index === partition);
 }
 

@@ -7,6 +7,7 @@ import { javaExceptionName } from './admin-client-config';
 import { CliError } from './cli';
 import { intOption, parseKeyValueArgs } from './tool-properties';
 import { readClientProperties } from './tool-client-connection';
+import { groupMetadataMessageFormatter, InternalTopicFormatter, offsetsMessageFormatter, transactionLogMessageFormatter } from './internal-topic-formatters';
 
 /** What every console consumer mode takes from the options. */
 export interface ConsoleLimitOptions {
@@ -15,6 +16,28 @@ export interface ConsoleLimitOptions {
   property: string[];
   consumerProperty: string[];
   consumerConfig?: string;
+  /** --formatter: the class name of Kafka's formatter (kafka.tools.DefaultMessageFormatter by default). */
+  formatter?: string;
+}
+
+/** What prints a record: one line with its separator, or "" for a record the formatter skips. */
+export interface RecordFormatter {
+  format(r: ConsumedRecord): string;
+}
+
+/** The formatters `--formatter` names, by their Java class names (Class.forName's: nested classes with `$`). */
+const INTERNAL_TOPIC_FORMATTERS = new Map<string, InternalTopicFormatter>([
+  ['kafka.coordinator.group.GroupMetadataManager$OffsetsMessageFormatter', offsetsMessageFormatter],
+  ['kafka.coordinator.group.GroupMetadataManager$GroupMetadataMessageFormatter', groupMetadataMessageFormatter],
+  ['kafka.coordinator.transaction.TransactionLog$TransactionLogMessageFormatter', transactionLogMessageFormatter],
+]);
+
+/** The formatter of `--formatter` (DefaultMessageFormatter with `--property` when absent); an unknown class is Kafka's ClassNotFoundException. */
+export function formatterFor(className: string | undefined, props: Map<string, string>): RecordFormatter {
+  if (className === undefined || className === 'kafka.tools.DefaultMessageFormatter') return new MessageFormatter(props);
+  const internal = INTERNAL_TOPIC_FORMATTERS.get(className);
+  if (internal === undefined) throw new CliError(`java.lang.ClassNotFoundException: ${className}`);
+  return { format: internal };
 }
 
 /** Kafka's DefaultMessageFormatter (2.7+ columns), driven by `--property print.key=true` and friends. */
@@ -65,7 +88,7 @@ export interface RecordSource {
 export interface ConsoleLimits {
   maxMessages: number;
   timeoutMs: number;
-  formatter: MessageFormatter;
+  formatter: RecordFormatter;
   consumerProps: Map<string, string>;
 }
 
@@ -73,7 +96,7 @@ export function consoleLimits(o: ConsoleLimitOptions): ConsoleLimits {
   return {
     maxMessages: intOption(o.maxMessages, '--max-messages', -1),
     timeoutMs: intOption(o.timeoutMs, '--timeout-ms', -1),
-    formatter: new MessageFormatter(parseKeyValueArgs(o.property, '--property')),
+    formatter: formatterFor(o.formatter, parseKeyValueArgs(o.property, '--property')),
     // Kafka's ConsoleConsumer: --consumer.config first, --consumer-property on top.
     consumerProps: new Map([...readClientProperties(o.consumerConfig, '--consumer.config'), ...parseKeyValueArgs(o.consumerProperty, '--consumer-property')]),
   };

@@ -16,4 +16,6 @@ export interface ConsoleConsumerOptions {
   /** --consumer.config: a client properties file, --consumer-property on top. */
   consumerConfig?: string;
   group?: string;
+  /** --formatter: a formatter's Java class name (console-consumer-loop.ts lists them). */
+  formatter?: string;
 }

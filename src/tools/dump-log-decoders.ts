@@ -4,8 +4,9 @@ import type { Record } from '../records';
 /*
  * kafka-dump-log's record parsers (Kafka's DumpLogSegments.MessageParser): each turns a record into the optional
  * `key: ...` and `payload: ...` texts of its line. The two internal-topic decoders follow Kafka 2.8's
- * GroupMetadataManager.formatRecordKeyAndValue and TransactionLog.formatRecordKeyAndValue; kafka-ts writes
- * neither topic, but segments copied from a Kafka broker can be read with them.
+ * GroupMetadataManager.formatRecordKeyAndValue and TransactionLog.formatRecordKeyAndValue, for the records the
+ * broker writes and for segments copied from a Kafka broker. The console consumer's formatters of the same topics
+ * (internal-topic-formatters.ts) print whole values; these print what DumpLogSegments does.
  */
 
 export interface ParsedRecord {
@@ -32,7 +33,7 @@ export const stringDecoderParser: MessageParser = (record) => ({
 });
 
 /** A cursor over Kafka's old Struct-based schemas (big-endian, int16-length strings, int32-length bytes). */
-class SchemaReader {
+export class SchemaReader {
   private pos = 0;
 
   constructor(private readonly buf: Buffer) {}
@@ -124,7 +125,10 @@ function consumerAssignment(bytes: Buffer): string {
   return data === '' ? topicPartitionList(parts) : `${topicPartitionList(parts)}:${data}`;
 }
 
-/** The offset commit value (versions 0-3) as `offset=N[,metadata=M]`. */
+/**
+ * The offset commit value (versions 0-3) as `offset=N[,metadata=M]`: Kafka 2.8's parseOffsets prints neither the
+ * v3 leader epoch nor the timestamps (the console consumer's OffsetsMessageFormatter does).
+ */
 function offsetCommitValue(value: Buffer): string {
   const r = new SchemaReader(value);
   const version = r.int16();

@@ -9,6 +9,7 @@ import { PartitionConsumer } from '../../../src/client/partition-consumer';
 import { Producer } from '../../../src/client/producer';
 import { InitProducerIdApi } from '../../../src/protocol/apis/init-producer-id';
 import { ProduceApi, ProducePartitionResponse } from '../../../src/protocol/apis/produce';
+import { DescribeProducersApi } from '../../../src/protocol/apis/describe-producers';
 import { RecordBatchBuilder } from '../../../src/records/record-batch-builder';
 import { CompressionType } from '../../../src/records/compression-type';
 import { topicsTool } from '../replication/replication-helpers';
@@ -33,13 +34,14 @@ describe('idempotent producer, 3 brokers', () => {
       ['idem-failover', ['--partitions', '1', '--replication-factor', '3', '--config', 'min.insync.replicas=2']],
       ['idem-own', ['--partitions', '1', '--replication-factor', '3', '--config', 'min.insync.replicas=2']],
       ['idem-tools', ['--partitions', '1', '--replication-factor', '3', '--config', 'min.insync.replicas=2']],
+      ['idem-kip360', ['--partitions', '1', '--replication-factor', '3', '--config', 'min.insync.replicas=2']],
       // One replica, on broker 2: its restarts are what the producer state must survive.
       ['idem-restart', ['--replica-assignment', '2', '--config', 'segment.bytes=2000']],
     ] as const) {
       const created = await topicsTool(cluster, '--create', '--topic', topic, ...extra);
       expect(created.code).toBe(0);
     }
-    for (const t of ['idem', 'idem-raw', 'idem-py', 'idem-failover', 'idem-own', 'idem-tools', 'idem-restart']) await cluster.waitForLeaders(t, t === 'idem' ? 2 : 1);
+    for (const t of ['idem', 'idem-raw', 'idem-py', 'idem-failover', 'idem-own', 'idem-tools', 'idem-kip360', 'idem-restart']) await cluster.waitForLeaders(t, t === 'idem' ? 2 : 1);
     client = new NetworkClient({ bootstrapServers: cluster.bootstrap.split(',') });
   }, 180000);
 
@@ -196,6 +198,34 @@ describe('idempotent producer, 3 brokers', () => {
     expect((await produceTo(leader, 'idem-raw', batch(pid, 4, ['y'], 0))).errorCode).toBe(47);
     expect((await consumeAll('idem-raw')).map((r) => r.value)).toEqual(['a', 'b', 'c', 'd', 'e']);
   }, 60000);
+
+  it('KIP-360: after OUT_OF_ORDER_SEQUENCE_NUMBER the project’s producer bumps its epoch and goes on from sequence 0, nothing lost or doubled', async () => {
+    const topic = 'idem-kip360';
+    const producer = new Producer({ bootstrapServers: cluster.bootstrap.split(','), enableIdempotence: true, requestTimeoutMs: 10000 });
+    const own = (from: number, to: number): Promise<unknown> => Promise.all(Array.from({ length: to - from }, (_, i) => producer.send(topic, null, Buffer.from(`p${from + i}`), 0)));
+    const epochs = async (): Promise<{ producerId: number; producerEpoch: number; lastSequence: number }[]> => {
+      const r = await client.request(await leaderOf(topic), DescribeProducersApi, { topics: [{ name: topic, partitionIndexes: [0] }] });
+      return r.topics[0]?.partitions[0]?.activeProducers.map((p) => ({ producerId: p.producerId, producerEpoch: p.producerEpoch, lastSequence: p.lastSequence })) ?? [];
+    };
+    try {
+      await client.ensureMetadata([topic]);
+      await own(0, 10);
+      const pe = (producer as unknown as { producerIdAndEpoch: { producerId: number; producerEpoch: number } }).producerIdAndEpoch;
+      expect(pe.producerEpoch).toBe(0);
+      expect(await epochs()).toEqual([{ producerId: pe.producerId, producerEpoch: 0, lastSequence: 9 }]);
+      // Another writer with the producer's id takes sequences 10-11: the producer's next batch (10-19) is then
+      // answered OUT_OF_ORDER_SEQUENCE_NUMBER although it is the next in line, the gap Kafka's client bumps past.
+      expect((await produceTo(await leaderOf(topic), topic, batch(pe.producerId, 10, ['z0', 'z1']))).errorCode).toBe(0);
+      await own(10, 20);
+      expect(await epochs()).toEqual([{ producerId: pe.producerId, producerEpoch: 1, lastSequence: 9 }]);
+      await own(20, 30);
+      expect(await epochs()).toEqual([{ producerId: pe.producerId, producerEpoch: 1, lastSequence: 19 }]);
+    } finally {
+      await producer.close();
+    }
+    const expected = [...Array.from({ length: 10 }, (_, i) => `p${i}`), 'z0', 'z1', ...Array.from({ length: 20 }, (_, i) => `p${i + 10}`)];
+    expect((await consumeAll(topic)).map((r) => r.value)).toEqual(expected);
+  }, 30000);
 
   it('after the leader is SIGKILLed, the new leader detects the old one’s duplicates (state rebuilt from replication)', async () => {
     const pid = await initProducerId();

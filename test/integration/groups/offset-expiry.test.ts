@@ -6,6 +6,7 @@ import { FindCoordinatorApi } from '../../../src/protocol/apis/find-coordinator'
 import { StopReplicaApi } from '../../../src/protocol/apis/stop-replica';
 import { TestCluster } from '../../helpers/test-cluster';
 import { waitUntil } from '../../helpers/wait-until';
+import { runTool } from '../../helpers/run-tool';
 import { createTopic, GROUP_TEST_PROPS } from './group-test-setup';
 
 /*
@@ -86,6 +87,12 @@ describe('offset expiry, offsets topic creation gating, StopReplica v3', () => {
       await waitUntil(async () => (await offsetsOf('g-gone'))?.length === 2 && (await offsetsOf('g-active'))?.length === 2, { timeoutMs: 30000, message: 'both groups committed' });
       await gone.disconnect();
       const emptySince = Date.now();
+      // While the retention runs: Kafka 2.8's OffsetsMessageFormatter reads the commits back from __consumer_offsets.
+      const offsets = await runTool('kafka-console-consumer', [
+        '--bootstrap-server', cluster.bootstrap, '--topic', '__consumer_offsets', '--from-beginning', '--timeout-ms', '3000',
+        '--formatter', 'kafka.coordinator.group.GroupMetadataManager$OffsetsMessageFormatter',
+      ]);
+      expect(offsets.output).toMatch(/^\[g-active,exp,0\]::OffsetAndMetadata\(offset=\d+, leaderEpoch=Optional(\.empty|\[\d+\]), metadata=, commitTimestamp=\d+, expireTimestamp=None\)$/m);
       // Retention 1 minute from when the group became Empty; checked every second.
       await waitUntil(async () => (await cluster.zk.exists(`${cluster.chroot}/consumers/g-gone`)) === null, { timeoutMs: 90000, intervalMs: 500, message: 'g-gone removed' });
       expect(Date.now() - emptySince).toBeGreaterThanOrEqual(55000);
