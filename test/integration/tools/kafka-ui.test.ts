@@ -9,12 +9,14 @@ import { TestCluster } from '../../helpers/test-cluster';
 import { tmpDir } from '../../helpers/tmp-dir';
 import { waitUntil } from '../../helpers/wait-until';
 import { startZkStandalone, ZkEnsemble } from '../../helpers/zk-ensemble';
-import { readJson } from '../../helpers/zk-inspect';
+import { inspectZk, readJson } from '../../helpers/zk-inspect';
 import { Producer } from '../../../src/client/producer';
 import { NetworkClient } from '../../../src/client/network-client';
 import { OffsetCommitApi } from '../../../src/protocol/apis/offset-commit';
 import { FindCoordinatorApi } from '../../../src/protocol/apis/find-coordinator';
 import { ZookeeperConsumer } from '../../../src/rebalance/zookeeper-consumer';
+import { AdminZk } from '../../../src/zk/admin-zk';
+import { ZkClient } from '../../../src/zk/zk-client';
 
 const TOPIC = 'ui-topic';
 /** A single-replica topic the reassignment copies, throttled, to a second broker. */
@@ -41,6 +43,7 @@ async function rowCells(page: Page, selector: string): Promise<string[] | undefi
 
 describe('kafka-ui, the live cluster page, in headless Chromium', () => {
   let zookeeper: ZkEnsemble | undefined;
+  let chrootZk: ZkClient | undefined;
   let cluster: TestCluster;
   let ui: TestChild;
   let context: BrowserContext;
@@ -64,12 +67,12 @@ describe('kafka-ui, the live cluster page, in headless Chromium', () => {
       }),
       chromium.launchPersistentContext(tmpDir('kafka-ui-chromium-'), { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, viewport: { width: 1280, height: 1000 } }),
     ]);
-    const created = await Promise.all([
-      runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', TOPIC, '--partitions', '2', '--replication-factor', '3']),
-      runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', MOVING, '--replica-assignment', '0']),
-      runTool('kafka-topics', ['--zookeeper', cluster.zkConnect, '--create', '--topic', TRAFFIC, '--replica-assignment', '0']),
-    ]);
-    expect(created.map((r) => r.code)).toEqual([0, 0, 0]);
+    // Created as kafka-topics --zookeeper creates them (AdminZk), in this process: three tool processes cost seconds.
+    chrootZk = await inspectZk(cluster.zkConnect);
+    const admin = new AdminZk(chrootZk);
+    for (const [topic, assignment] of [[TOPIC, [[1, 0, 2], [2, 1, 0]]], [MOVING, [[0]]], [TRAFFIC, [[0]]]] as const) {
+      await admin.createTopic(topic, new Map(assignment.map((replicas, p) => [p, replicas])), new Map());
+    }
     await Promise.all([cluster.waitForLeaders(TOPIC, 2), cluster.waitForLeaders(MOVING, 1), cluster.waitForLeaders(TRAFFIC, 1)]);
     const producer = new Producer({ bootstrapServers: cluster.bootstrap.split(','), acks: -1 });
     const big = Buffer.alloc(8000, 'm');
@@ -120,10 +123,12 @@ describe('kafka-ui, the live cluster page, in headless Chromium', () => {
   }, 120000);
 
   afterAll(async () => {
-    await context?.close();
-    await ui?.stop();
-    await Promise.all(zkConsumers.map((c) => c.close()));
+    await Promise.all([context?.close(), ui?.stop(), ...zkConsumers.map((c) => c.close())]);
+    // Nothing is checked of the shutdown, and the last broker's, with both peers killed, takes its whole grace
+    // (10 s) in TestCluster.close: kill it.
+    await Promise.all([...(cluster?.brokers.values() ?? [])].map((b) => b.child.stop({ signal: 'SIGKILL' })));
     await cluster?.close();
+    chrootZk?.close();
     await zookeeper?.close();
   });
 
