@@ -19,7 +19,7 @@ export function Sparkline({ label, values }) {
 
 export function Brokers({ brokers, controller, throughput }) {
   return html`<section><h2>Brokers</h2>
-    <table id="brokers"><thead><tr><th>Broker</th><th>Host</th><th>Port</th><th>Rack</th><th>Controller</th><th>Throughput (per sec)</th></tr></thead>
+    <table id="brokers"><thead><tr><th>Broker</th><th>Host</th><th>Port</th><th>Rack</th><th>Controller</th><th>BrokerTopicMetrics</th></tr></thead>
     <tbody>${brokers.map((b) => html`<tr key=${b.id} data-broker=${b.id} class=${b.controller ? 'controller' : ''}>
       <td>${b.id}</td><td>${b.host}</td><td>${b.port}</td><td>${dash(b.rack)}</td>
       <td>${b.id === controller ? 'Controller' : ''}</td>
@@ -91,8 +91,9 @@ export function Groups({ groups, act }) {
 export function Reassignments({ reassignments }) {
   if (reassignments.length === 0) return null;
   return html`<section><h2>Current partition reassignments</h2>
-    <table id="reassignments"><thead><tr><th>Topic</th><th>Partition</th><th>Replicas</th></tr></thead>
-    <tbody>${reassignments.map((r) => html`<tr key=${`${r.topic}-${r.partition}`}><td>${r.topic}</td><td>${r.partition}</td><td>${list(r.replicas)}</td></tr>`)}</tbody></table></section>`;
+    <table id="reassignments"><thead><tr><th>Topic</th><th>Partition</th><th>Replicas</th><th>AddingReplicas</th><th>RemovingReplicas</th></tr></thead>
+    <tbody>${reassignments.map((r) => html`<tr key=${`${r.topic}-${r.partition}`} data-tp=${`${r.topic}-${r.partition}`}><td>${r.topic}</td><td>${r.partition}</td>
+      <td>${list(r.replicas)}</td><td>${list(r.addingReplicas)}</td><td>${list(r.removingReplicas)}</td></tr>`)}</tbody></table></section>`;
 }
 
 export function CreateTopic({ act }) {

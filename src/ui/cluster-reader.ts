@@ -13,8 +13,8 @@ import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ControllerZk } from '../zk/controller-zk';
 import { ZkClient } from '../zk/zk-client';
 import { ZkPaths } from '../zk/zk-paths';
-import { ReassignPartitionsZNode } from '../zk/znodes/admin-znodes';
-import { BrokerView, GroupView, groupPartitions, partitionFlags, ReassignmentView, TopicView, topicView, totalLag } from './cluster-view';
+import { PartitionReassignment, ReassignPartitionsZNode } from '../zk/znodes/admin-znodes';
+import { AssignedPartition, BrokerView, GroupView, groupPartitions, partitionFlags, reassignmentsInFlight, ReassignmentView, TopicView, topicView, totalLag } from './cluster-view';
 import { ThroughputHistory } from './throughput-history';
 
 const log = getLogger('kafka.tools.KafkaUi');
@@ -25,6 +25,7 @@ export interface ZkState {
   controller: number | null;
   /** Partitions by topic: replicas from /brokers/topics/<t>, leader and ISR from its partitions' state znodes. */
   topics: { topic: string; markedForDeletion: boolean; partitions: { partition: number; leader: number; replicas: number[]; isr: number[] }[] }[];
+  /** From the topic znodes' adding/removing replicas and /admin/reassign_partitions. */
   reassignments: ReassignmentView[];
 }
 
@@ -83,6 +84,7 @@ export class ClusterReader {
       .map(({ info }) => ({ id: info.id, host: info.endpoints[0]?.host ?? '', port: info.endpoints[0]?.port ?? -1, rack: info.rack, controller: info.id === controller }))
       .sort((a, b) => a.id - b.id);
     const markedSet = new Set(marked);
+    const assigned: AssignedPartition[] = [];
     const topics = await Promise.all(
       [...topicNames].sort().map(async (topic) => {
         const assignment = await this.admin.getTopicAssignment(topic);
@@ -93,18 +95,23 @@ export class ClusterReader {
             return { partition, leader: state?.leader ?? -1, replicas: assignment?.partitions.get(partition) ?? [], isr: state?.isr ?? [] };
           }),
         );
+        for (const partition of ids) {
+          const addingReplicas = assignment?.addingReplicas.get(partition) ?? [];
+          const removingReplicas = assignment?.removingReplicas.get(partition) ?? [];
+          assigned.push({ topic, partition, replicas: assignment?.partitions.get(partition) ?? [], addingReplicas, removingReplicas });
+        }
         return { topic, markedForDeletion: markedSet.has(topic), partitions };
       }),
     );
-    let reassignments: ReassignmentView[] = [];
+    let requested: PartitionReassignment[] = [];
     if (reassigning !== null) {
       try {
-        reassignments = ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, reassigning.data).map((r) => ({ topic: r.topic, partition: r.partition, replicas: r.replicas }));
+        requested = ReassignPartitionsZNode.decode(ZkPaths.reassignPartitions, reassigning.data);
       } catch (err) {
         log.warn(`Ignoring unreadable ${ZkPaths.reassignPartitions}: ${(err as Error).message}`);
       }
     }
-    return { brokers, controller, topics, reassignments };
+    return { brokers, controller, topics, reassignments: reassignmentsInFlight(assigned, requested) };
   }
 
   /** Offsets, sizes, groups and metrics endpoints; a broker that does not answer leaves its part unknown. */
@@ -149,12 +156,17 @@ export class ClusterReader {
     for (const t of r.topics) for (const p of t.partitions) if (p.errorCode === ErrorCode.NONE.code) into.set(`${t.name}-${p.partitionIndex}`, p.offset);
   }
 
-  /** Coordinator groups (ListGroups on every broker) and ZooKeeper consumer groups (/consumers/<g>/ids). */
+  /**
+   * ZooKeeper consumer groups (those with /consumers/<g>/ids, where the old consumers register) and coordinator
+   * groups (ListGroups on every broker). The two kinds share the offsets under /consumers, so the coordinator
+   * also lists a ZooKeeper consumer group, as an Empty group of offsets only: the registrations decide.
+   */
   private async readGroups(logEndOffsets: ReadonlyMap<string, number>): Promise<GroupView[]> {
-    const coordinator = await this.coordinatorGroups.listGroups().catch(() => [] as string[]);
+    const listed = await this.coordinatorGroups.listGroups().catch(() => [] as string[]);
     const store = new ZkOffsetStore(this.zk);
-    const zkOnly: string[] = [];
-    for (const g of await store.allGroups()) if (!coordinator.includes(g) && (await store.isZookeeperConsumerGroup(g))) zkOnly.push(g);
+    const registered: string[] = [];
+    for (const g of await store.allGroups()) if (await store.isZookeeperConsumerGroup(g)) registered.push(g);
+    const coordinator = listed.filter((g) => !registered.includes(g));
     const describe = async (group: string, kind: GroupView['kind']): Promise<GroupView | undefined> => {
       let d: GroupDescription;
       try {
@@ -175,7 +187,7 @@ export class ClusterReader {
         }));
       return { group, kind, state: d.state, members, partitions, totalLag: totalLag(partitions) };
     };
-    const views = await Promise.all([...coordinator.map((g) => describe(g, 'coordinator')), ...zkOnly.map((g) => describe(g, 'zookeeper'))]);
+    const views = await Promise.all([...coordinator.map((g) => describe(g, 'coordinator')), ...registered.map((g) => describe(g, 'zookeeper'))]);
     return views.filter((v): v is GroupView => v !== undefined).sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
   }
 

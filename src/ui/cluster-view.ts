@@ -63,10 +63,54 @@ export interface GroupView {
   totalLag: number;
 }
 
+/** A reassignment in flight, in ListPartitionReassignments' words (what `kafka-reassign-partitions --list` prints). */
 export interface ReassignmentView {
   topic: string;
   partition: number;
+  /** The full replica set while it moves: the target and the original replicas. */
   replicas: number[];
+  addingReplicas: number[];
+  removingReplicas: number[];
+}
+
+/** A partition's assignment as its topic znode has it (Kafka 2.8's TopicZNode, version 2 and later). */
+export interface AssignedPartition {
+  topic: string;
+  partition: number;
+  replicas: readonly number[];
+  addingReplicas: readonly number[];
+  removingReplicas: readonly number[];
+}
+
+/**
+ * The reassignments in flight: the partitions whose topic znode has adding or removing replicas (the controller
+ * is moving them, however they were asked for), and those requested in /admin/reassign_partitions that the
+ * controller has not taken up yet, computed as Kafka 2.8's ReplicaAssignment.fromOldAndNewReplicas does.
+ */
+export function reassignmentsInFlight(
+  assigned: readonly AssignedPartition[],
+  requested: readonly { topic: string; partition: number; replicas: readonly number[] }[],
+): ReassignmentView[] {
+  const views = new Map<string, ReassignmentView>();
+  for (const a of assigned) {
+    if (a.addingReplicas.length > 0 || a.removingReplicas.length > 0) {
+      views.set(`${a.topic}-${a.partition}`, { topic: a.topic, partition: a.partition, replicas: [...a.replicas], addingReplicas: [...a.addingReplicas], removingReplicas: [...a.removingReplicas] });
+    }
+  }
+  const current = new Map(assigned.map((a) => [`${a.topic}-${a.partition}`, a.replicas]));
+  for (const r of requested) {
+    const key = `${r.topic}-${r.partition}`;
+    if (views.has(key)) continue;
+    const original = current.get(key) ?? [];
+    views.set(key, {
+      topic: r.topic,
+      partition: r.partition,
+      replicas: [...new Set([...r.replicas, ...original])],
+      addingReplicas: r.replicas.filter((b) => !original.includes(b)),
+      removingReplicas: original.filter((b) => !r.replicas.includes(b)),
+    });
+  }
+  return [...views.values()].sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
 }
 
 /** Under-replicated: fewer in sync than assigned; offline: no leader, or the leader is not a live broker. */

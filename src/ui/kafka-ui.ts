@@ -1,16 +1,16 @@
 import { NetworkClient } from '../client/network-client';
-import { getLogger } from '../common/logging/logging';
 import { CliError } from '../tools/cli';
 import { connectToolZk } from '../tools/tool-zk-client';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ZkClient } from '../zk/zk-client';
+import { ZkPaths } from '../zk/zk-paths';
+import { watchChildren, watchData } from '../zk/zk-watch';
 import { BrokerState, ClusterReader, ZkState } from './cluster-reader';
 import { browseMessages } from './message-browser';
+import { RefreshLoop } from './refresh-loop';
 import { ActionResult, UiActions } from './ui-actions';
 import { buildUiBundle, uiBundleIsStale } from './ui-bundle';
 import { ApiAnswer, HttpError, UiHttpServer } from './ui-http-server';
-
-const log = getLogger('kafka.tools.KafkaUi');
 
 export interface KafkaUiOptions {
   zookeeper?: string;
@@ -19,7 +19,10 @@ export interface KafkaUiOptions {
   host: string;
 }
 
-/** How often ZooKeeper is read (the page's freshness for brokers, leaders and ISRs) and the brokers asked. */
+/**
+ * How often ZooKeeper is read (the page's freshness for brokers, leaders and ISRs; sooner when a watch fires) and
+ * the brokers asked.
+ */
 const ZK_INTERVAL_MS = 1000;
 const BROKER_INTERVAL_MS = 2000;
 
@@ -44,7 +47,8 @@ function intParam(url: URL, name: string, fallback?: number): number {
 }
 
 /**
- * kafka-ui: serves the live cluster page. ZooKeeper is read every second and the brokers every two (their
+ * kafka-ui: serves the live cluster page. ZooKeeper is read every second, and at once when a watched znode
+ * changes (a broker's registration, the controller, ISR changes), and the brokers every two seconds (their
  * offsets, sizes, groups and metrics endpoints) in separate loops, so a dead broker's request timeouts never
  * delay what ZooKeeper already says. Runs until SIGINT or SIGTERM.
  */
@@ -73,16 +77,6 @@ export async function runKafkaUi(o: KafkaUiOptions, out: (line: string) => void)
   const actions = new UiActions(zk, client);
   let zkState: ZkState | undefined;
   let brokerState: BrokerState | undefined;
-  let stopped = false;
-
-  const loop = (intervalMs: number, step: () => Promise<void>): Promise<void> =>
-    (async () => {
-      while (!stopped) {
-        const started = Date.now();
-        await step().catch((err: unknown) => log.debug(`Refresh failed: ${(err as Error).message}`));
-        await new Promise((r) => setTimeout(r, Math.max(0, intervalMs - (Date.now() - started))));
-      }
-    })();
 
   const api = async (method: string, url: URL, body: unknown): Promise<ApiAnswer> => {
     const route = `${method} ${url.pathname}`;
@@ -115,26 +109,38 @@ export async function runKafkaUi(o: KafkaUiOptions, out: (line: string) => void)
     zk.close();
     throw new CliError(`Could not listen on ${o.host}:${port}: ${(err as Error).message}`);
   }
+  const zkLoop = new RefreshLoop(async () => {
+    zkState = await reader.readZk();
+  }, { intervalMs: ZK_INTERVAL_MS });
   const loops = [
-    loop(ZK_INTERVAL_MS, async () => {
-      zkState = await reader.readZk();
-    }),
-    loop(BROKER_INTERVAL_MS, async () => {
+    zkLoop,
+    new RefreshLoop(async () => {
       if (zkState !== undefined) brokerState = await reader.readBrokers(zkState);
-    }),
-    loop(ZK_INTERVAL_MS, async () => {
+    }, { intervalMs: BROKER_INTERVAL_MS }),
+    new RefreshLoop(async () => {
       if (brokerState !== undefined) await reader.sampleMetrics(brokerState.metricsEndpoints);
-    }),
+    }, { intervalMs: ZK_INTERVAL_MS }),
+  ];
+  // The znodes whose changes the page must follow at once: brokers coming and going, the controller, the ISR
+  // changes brokers announce, topics, reassignments. Watches only hurry the ZooKeeper loop, which reads it all.
+  const hurry = (): void => zkLoop.hurry();
+  const watches = [
+    watchChildren(zk, ZkPaths.brokerIds, hurry),
+    watchChildren(zk, ZkPaths.topics, hurry),
+    watchChildren(zk, ZkPaths.isrChangeNotification, hurry),
+    watchData(zk, ZkPaths.controller, hurry),
+    watchData(zk, ZkPaths.reassignPartitions, hurry),
   ];
   out(`Serving the cluster page on http://${o.host}:${server.boundPort()}/`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  stopped = true;
+  for (const w of watches) w.close();
+  const loopsDone = Promise.all(loops.map((l) => l.stop()));
   await server.shutdown();
   client.close();
   zk.close();
-  await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 3000))]);
+  await Promise.race([loopsDone, new Promise((r) => setTimeout(r, 3000))]);
   return 0;
 }

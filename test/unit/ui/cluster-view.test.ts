@@ -1,4 +1,4 @@
-import { consumerLag, groupPartitions, partitionFlags, topicView, totalLag } from '../../../src/ui/cluster-view';
+import { consumerLag, groupPartitions, partitionFlags, reassignmentsInFlight, topicView, totalLag } from '../../../src/ui/cluster-view';
 import { ClusterReader, ZkState } from '../../../src/ui/cluster-reader';
 import { ThroughputHistory } from '../../../src/ui/throughput-history';
 
@@ -45,6 +45,24 @@ describe('the cluster page view model', () => {
     const t = topicView('t', [p(2, [0, 1], 0), p(0, [0], 0), p(1, [], -1)], false);
     expect(t.partitions.map((x) => x.partition)).toEqual([0, 1, 2]);
     expect([t.partitionCount, t.replicationFactor, t.underReplicatedPartitions, t.offlinePartitions]).toEqual([3, 2, 2, 1]);
+  });
+
+  it('lists the reassignments in flight from the topic znodes, and those requested but not yet taken up as Kafka computes them', () => {
+    const assigned = [
+      { topic: 'b', partition: 0, replicas: [2, 0, 1], addingReplicas: [2], removingReplicas: [1] },
+      { topic: 'a', partition: 0, replicas: [0, 1], addingReplicas: [], removingReplicas: [] },
+      { topic: 'a', partition: 1, replicas: [1], addingReplicas: [], removingReplicas: [] },
+    ];
+    // b-0 is moving already (its znode entry is not computed again); a-1 is only requested.
+    const requested = [
+      { topic: 'b', partition: 0, replicas: [2, 0] },
+      { topic: 'a', partition: 1, replicas: [2, 0] },
+    ];
+    expect(reassignmentsInFlight(assigned, requested)).toEqual([
+      { topic: 'a', partition: 1, replicas: [2, 0, 1], addingReplicas: [2, 0], removingReplicas: [1] },
+      { topic: 'b', partition: 0, replicas: [2, 0, 1], addingReplicas: [2], removingReplicas: [1] },
+    ]);
+    expect(reassignmentsInFlight(assigned.slice(1), [])).toEqual([]);
   });
 
   it("joins ZooKeeper's fresh view with the brokers' last answers (unknown stays null)", () => {
