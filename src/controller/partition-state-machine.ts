@@ -60,6 +60,8 @@ export interface PartitionStateMachineDeps {
 export class PartitionStateMachine {
   private readonly log: Logger;
   private readonly stateChangeLog: Logger;
+  private scLogCached: Logger | undefined;
+  private scLogEpoch = -1;
   /** While electLeadersForAdmin runs: each failed partition's cause (Kafka's Left results). */
   private failureCauses: Map<string, Error> | undefined;
 
@@ -68,8 +70,14 @@ export class PartitionStateMachine {
     this.stateChangeLog = getLogger('state.change.logger');
   }
 
+  /** The state-change logger with this epoch's prefix, made once per epoch: it is used once per partition. */
   private get scLog(): Logger {
-    return this.stateChangeLog.withPrefix(`[Controller id=${this.deps.controllerId} epoch=${this.deps.context.epoch}] `);
+    const epoch = this.deps.context.epoch;
+    if (this.scLogEpoch !== epoch || this.scLogCached === undefined) {
+      this.scLogCached = this.stateChangeLog.withPrefix(`[Controller id=${this.deps.controllerId} epoch=${epoch}] `);
+      this.scLogEpoch = epoch;
+    }
+    return this.scLogCached;
   }
 
   async startup(): Promise<void> {
@@ -160,8 +168,9 @@ export class PartitionStateMachine {
       failed.push(...(await this.initializeLeaderAndIsr(fresh)));
       if (existing.length > 0) failed.push(...(await this.electLeaders(existing, strategy ?? { kind: 'OfflinePartitionLeaderElectionStrategy', allowUnclean: false })));
     } else {
+      const trace = this.scLog.isTraceEnabled();
       for (const tp of valid) {
-        this.scLog.trace(`Changed partition ${tpString(tp)} state from ${context.partitionState(tp)} to ${target}`);
+        if (trace) this.scLog.trace(`Changed partition ${tpString(tp)} state from ${context.partitionState(tp)} to ${target}`);
         context.partitionStates.set(tpString(tp), target);
       }
     }
