@@ -264,6 +264,7 @@ export class PartitionStateMachine {
       if (attempt > 0) this.log.info(`Retrying leader election with strategy ${renderStrategy(strategy)} for partitions ${remaining.map(tpString).join(', ')}`);
       const retry: TopicPartition[] = [];
       const reads = await partitionStatesFor(this.deps.zk, this.deps.context, remaining, attempt === 0);
+      if (strategy.kind === 'OfflinePartitionLeaderElectionStrategy' && !strategy.allowUnclean) this.askUncleanTogether(remaining, reads, uncleanFor);
       const writes: { tp: TopicPartition; previous: PartitionState; state: LeaderIsrAndControllerEpoch; expectedZkVersion: number; recipients: number[] }[] = [];
       for (let i = 0; i < remaining.length; i++) {
         const tp = remaining[i] as TopicPartition;
@@ -301,6 +302,20 @@ export class PartitionStateMachine {
   }
 
   /**
+   * Starts the unclean.leader.election.enable reads of every topic with a partition that has no live in-sync
+   * replica, so that they are in flight together (Kafka's getLogConfigs for those topics) rather than one
+   * round trip per topic as the elections come to them.
+   */
+  private askUncleanTogether(partitions: readonly TopicPartition[], reads: readonly PromiseSettledResult<LeaderIsrWithVersion | null>[], uncleanFor: (topic: string) => Promise<boolean>): void {
+    const { context } = this.deps;
+    partitions.forEach((tp, i) => {
+      const read = reads[i];
+      if (read?.status !== 'fulfilled' || read.value === null) return;
+      if (!read.value.state.isr.some((r) => context.isReplicaOnline(r, tp))) uncleanFor(tp.topic).catch(() => undefined);
+    });
+  }
+
+  /**
    * One partition's election from its state as read; null (logged) when it cannot have a leader now, 'reread'
    * when that was decided on a cached state (which no write would check).
    */
@@ -333,8 +348,10 @@ export class PartitionStateMachine {
     let recipients: number[];
     switch (strategy.kind) {
       case 'OfflinePartitionLeaderElectionStrategy': {
-        const unclean = strategy.allowUnclean || (await uncleanFor(tp.topic));
-        const elected = offlinePartitionLeaderElection(replicas, isr, context.onlineReplicas(tp), unclean);
+        const online = context.onlineReplicas(tp);
+        // The topic's config matters only without a live in-sync replica (Kafka's collectUncleanLeaderElectionState).
+        const unclean = strategy.allowUnclean || (!isr.some((r) => online.has(r)) && (await uncleanFor(tp.topic)));
+        const elected = offlinePartitionLeaderElection(replicas, isr, online, unclean);
         if (elected?.unclean === true) this.deps.stats?.onUncleanLeaderElection();
         result = elected;
         recipients = replicas.filter((r) => context.isReplicaOnline(r, tp));
