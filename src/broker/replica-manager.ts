@@ -29,10 +29,10 @@ import { ReplicaFetcherConfig } from './replica-fetcher/replica-fetcher-config';
 import { ReplicaFetcherManager } from './replica-fetcher/replica-fetcher-manager';
 import { BrokerEndPoint, InitialFetchState } from './replica-fetcher/replica-fetcher-thread';
 import { copyToFutureLog, ReplicaAlterLogDirsManager } from './replica-alter-log-dirs-manager';
+import { createReplicationQuotaManagers, ReplicationQuotaManagers } from './replication-quota-manager';
 
 /** Work of a LeaderAndIsr between two pauses of the event loop (doBecomeLeaderOrFollower's loops). */
 const LEADER_AND_ISR_SLICE_MS = 2;
-import { createReplicationQuotaManagers, ReplicationQuotaManagers } from './replication-quota-manager';
 
 export interface ReplicaManagerOptions {
   brokerId: number;
