@@ -31,6 +31,9 @@ import { BrokerEndPoint, InitialFetchState } from './replica-fetcher/replica-fet
 import { copyToFutureLog, ReplicaAlterLogDirsManager } from './replica-alter-log-dirs-manager';
 import { createReplicationQuotaManagers, ReplicationQuotaManagers } from './replication-quota-manager';
 
+/** Work of a LeaderAndIsr between two pauses of the event loop (doBecomeLeaderOrFollower's loops). */
+const LEADER_AND_ISR_SLICE_MS = 2;
+
 export interface ReplicaManagerOptions {
   brokerId: number;
   /** Where ISR shrinks and expansions are counted (KafkaMetrics' events), when metrics are on. */
@@ -540,7 +543,11 @@ export class ReplicaManager {
     }
     const configs = await this.logConfigsForNewLogs([...becomeLeader, ...becomeFollower]);
     // Creating a log is a few file creations on the event loop; thousands of them must not hold it for seconds.
-    const pause = new LoopYield();
+    // Short slices: on the controller's broker each pause is the one turn in which the controller's ZooKeeper
+    // answers come in and the next requests go out (at most zookeeper.max.in.flight.requests per turn, Kafka's
+    // 10), so with 10 ms slices a failover's or a controlled shutdown's writes crawled at ~10 per slice while
+    // this broker applied the LeaderAndIsr they had just caused. A pause costs microseconds.
+    const pause = new LoopYield(LEADER_AND_ISR_SLICE_MS);
     const leaders: TopicPartition[] = [];
     for (const s of becomeLeader) {
       await pause.maybeYield();

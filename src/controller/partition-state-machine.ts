@@ -60,6 +60,8 @@ export interface PartitionStateMachineDeps {
 export class PartitionStateMachine {
   private readonly log: Logger;
   private readonly stateChangeLog: Logger;
+  private scLogCached: Logger | undefined;
+  private scLogEpoch = -1;
   /** While electLeadersForAdmin runs: each failed partition's cause (Kafka's Left results). */
   private failureCauses: Map<string, Error> | undefined;
 
@@ -68,8 +70,14 @@ export class PartitionStateMachine {
     this.stateChangeLog = getLogger('state.change.logger');
   }
 
+  /** The state-change logger with this epoch's prefix, made once per epoch: it is used once per partition. */
   private get scLog(): Logger {
-    return this.stateChangeLog.withPrefix(`[Controller id=${this.deps.controllerId} epoch=${this.deps.context.epoch}] `);
+    const epoch = this.deps.context.epoch;
+    if (this.scLogEpoch !== epoch || this.scLogCached === undefined) {
+      this.scLogCached = this.stateChangeLog.withPrefix(`[Controller id=${this.deps.controllerId} epoch=${epoch}] `);
+      this.scLogEpoch = epoch;
+    }
+    return this.scLogCached;
   }
 
   async startup(): Promise<void> {
@@ -160,8 +168,9 @@ export class PartitionStateMachine {
       failed.push(...(await this.initializeLeaderAndIsr(fresh)));
       if (existing.length > 0) failed.push(...(await this.electLeaders(existing, strategy ?? { kind: 'OfflinePartitionLeaderElectionStrategy', allowUnclean: false })));
     } else {
+      const trace = this.scLog.isTraceEnabled();
       for (const tp of valid) {
-        this.scLog.trace(`Changed partition ${tpString(tp)} state from ${context.partitionState(tp)} to ${target}`);
+        if (trace) this.scLog.trace(`Changed partition ${tpString(tp)} state from ${context.partitionState(tp)} to ${target}`);
         context.partitionStates.set(tpString(tp), target);
       }
     }
@@ -255,6 +264,7 @@ export class PartitionStateMachine {
       if (attempt > 0) this.log.info(`Retrying leader election with strategy ${renderStrategy(strategy)} for partitions ${remaining.map(tpString).join(', ')}`);
       const retry: TopicPartition[] = [];
       const reads = await partitionStatesFor(this.deps.zk, this.deps.context, remaining, attempt === 0);
+      if (strategy.kind === 'OfflinePartitionLeaderElectionStrategy' && !strategy.allowUnclean) this.askUncleanTogether(remaining, reads, uncleanFor);
       const writes: { tp: TopicPartition; previous: PartitionState; state: LeaderIsrAndControllerEpoch; expectedZkVersion: number; recipients: number[] }[] = [];
       for (let i = 0; i < remaining.length; i++) {
         const tp = remaining[i] as TopicPartition;
@@ -292,6 +302,20 @@ export class PartitionStateMachine {
   }
 
   /**
+   * Starts the unclean.leader.election.enable reads of every topic with a partition that has no live in-sync
+   * replica, so that they are in flight together (Kafka's getLogConfigs for those topics) rather than one
+   * round trip per topic as the elections come to them.
+   */
+  private askUncleanTogether(partitions: readonly TopicPartition[], reads: readonly PromiseSettledResult<LeaderIsrWithVersion | null>[], uncleanFor: (topic: string) => Promise<boolean>): void {
+    const { context } = this.deps;
+    partitions.forEach((tp, i) => {
+      const read = reads[i];
+      if (read?.status !== 'fulfilled' || read.value === null) return;
+      if (!read.value.state.isr.some((r) => context.isReplicaOnline(r, tp))) uncleanFor(tp.topic).catch(() => undefined);
+    });
+  }
+
+  /**
    * One partition's election from its state as read; null (logged) when it cannot have a leader now, 'reread'
    * when that was decided on a cached state (which no write would check).
    */
@@ -324,8 +348,10 @@ export class PartitionStateMachine {
     let recipients: number[];
     switch (strategy.kind) {
       case 'OfflinePartitionLeaderElectionStrategy': {
-        const unclean = strategy.allowUnclean || (await uncleanFor(tp.topic));
-        const elected = offlinePartitionLeaderElection(replicas, isr, context.onlineReplicas(tp), unclean);
+        const online = context.onlineReplicas(tp);
+        // The topic's config matters only without a live in-sync replica (Kafka's collectUncleanLeaderElectionState).
+        const unclean = strategy.allowUnclean || (!isr.some((r) => online.has(r)) && (await uncleanFor(tp.topic)));
+        const elected = offlinePartitionLeaderElection(replicas, isr, online, unclean);
         if (elected?.unclean === true) this.deps.stats?.onUncleanLeaderElection();
         result = elected;
         recipients = replicas.filter((r) => context.isReplicaOnline(r, tp));

@@ -46,14 +46,22 @@ export interface ReplicaStateMachineDeps {
 export class ReplicaStateMachine {
   private readonly log: Logger;
   private readonly stateChangeLog: Logger;
+  private scLogCached: Logger | undefined;
+  private scLogEpoch = -1;
 
   constructor(private readonly deps: ReplicaStateMachineDeps) {
     this.log = getLogger('kafka.controller.ZkReplicaStateMachine', `[ReplicaStateMachine controllerId=${deps.controllerId}] `);
     this.stateChangeLog = getLogger('state.change.logger');
   }
 
+  /** The state-change logger with this epoch's prefix, made once per epoch: it is used once per partition. */
   private get scLog(): Logger {
-    return this.stateChangeLog.withPrefix(`[Controller id=${this.deps.controllerId} epoch=${this.deps.context.epoch}] `);
+    const epoch = this.deps.context.epoch;
+    if (this.scLogEpoch !== epoch || this.scLogCached === undefined) {
+      this.scLogCached = this.stateChangeLog.withPrefix(`[Controller id=${this.deps.controllerId} epoch=${epoch}] `);
+      this.scLogEpoch = epoch;
+    }
+    return this.scLogCached;
   }
 
   async startup(): Promise<void> {
@@ -99,6 +107,9 @@ export class ReplicaStateMachine {
   private async doHandleStateChanges(replicas: readonly PartitionReplica[], target: ReplicaState): Promise<void> {
     const { context, batch, controllerId } = this.deps;
     const offlineRemovals: { pr: PartitionReplica; current: ReplicaState }[] = [];
+    // Kafka's trace lines are by-name: built only when state.change.logger is at TRACE (INFO by default).
+    const scLog = this.scLog;
+    const trace = scLog.isTraceEnabled();
     for (const pr of replicas) {
       const current = context.replicaState(pr.tp, pr.replica);
       if (!VALID_PREVIOUS[target].includes(current)) {
@@ -144,13 +155,13 @@ export class ReplicaStateMachine {
         default:
           break;
       }
-      this.scLog.trace(`Changed state of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to ${target}`);
+      if (trace) scLog.trace(`Changed state of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to ${target}`);
       context.setReplicaState(pr.tp, pr.replica, target);
     }
     const removed = await this.removeReplicasFromIsr(offlineRemovals.map(({ pr }) => pr));
     for (const { pr, current } of offlineRemovals) {
       if (!removed.has(pr)) continue;
-      this.scLog.trace(`Changed state of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to OfflineReplica`);
+      if (trace) scLog.trace(`Changed state of replica ${pr.replica} for partition ${tpString(pr.tp)} from ${current} to OfflineReplica`);
       context.setReplicaState(pr.tp, pr.replica, 'OfflineReplica');
     }
   }

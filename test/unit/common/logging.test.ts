@@ -63,6 +63,25 @@ describe('Kafka-style logging', () => {
     expect(read('server.log')).toHaveLength(1);
   });
 
+  it('writes the lines of one JavaScript turn together, in order, once the turn yields; close writes the rest', async () => {
+    configureLogging({ mode: 'server', logDir: dir, log4jFile: writeConfig('log4j.rootLogger=INFO, f\nlog4j.appender.f=x.DailyRollingFileAppender\nlog4j.appender.f.File=${kafka.logs.dir}/server.log\n') });
+    const log = getLogger('state.change.logger', '[Controller id=0 epoch=1] ');
+    log.info('first');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(read('server.log')).toHaveLength(1);
+    for (let p = 0; p < 1000; p++) log.info(`Changed partition t-${p} from OfflinePartition to OnlinePartition`);
+    // Still within the turn: one write will carry them all.
+    expect(read('server.log')).toHaveLength(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(read('server.log')).toHaveLength(1001);
+    log.info('last');
+    closeLogging();
+    const lines = read('server.log');
+    expect(lines[1]).toMatch(/Changed partition t-0 from/);
+    expect(lines[1000]).toMatch(/Changed partition t-999 from/);
+    expect(lines[1001]).toMatch(/\] INFO \[Controller id=0 epoch=1\] last \(state\.change\.logger\)$/);
+  });
+
   it('resolves levels by the nearest configured ancestor', () => {
     const c = parseLog4jConfig(STOCK_LOG4J_PROPERTIES);
     expect(c.loggers.get('kafka.controller')).toEqual({ level: 'trace', appenders: ['controllerAppender'], additive: false });

@@ -296,6 +296,23 @@ describe('-> OfflineReplica', () => {
     expect(f.channel.requestCounts('LeaderAndIsr')).toEqual({ 1: 1, 2: 1 });
     expect(f.channel.leaderAndIsr()[2]).toEqual([entry(lic(1, 3, [1, 2]), 5, [1, 2, 3], false), entry(lic(2, 1, [2]), 1, [2, 3], false, tp1)]);
   });
+
+  it("the batch's StopReplica names each partition once per broker, in first-added order, a delete asked for kept", () => {
+    const tp1 = { topic: 't', partition: 1 };
+    givenPartition(tp, [1, 2, 3], lic(1, 2, [1, 2, 3]), 4);
+    givenPartition(tp1, [2, 3], lic(2, 0, [2, 3]), 0);
+    f.batch.newBatch();
+    f.batch.addStopReplicaRequestForBrokers([3], tp1, false);
+    f.batch.addStopReplicaRequestForBrokers([3], tp, true);
+    f.batch.addStopReplicaRequestForBrokers([3, 2], tp1, true);
+    f.batch.addStopReplicaRequestForBrokers([3], tp, false);
+    f.batch.sendRequestsToBrokers(EPOCH);
+    const requests = f.channel.sent.flatMap((s) => (s.api === 'StopReplica' ? [[s.brokerId, s.request.topicStates.flatMap((t) => t.partitionStates.map((p) => `${t.topicName}-${p.partitionIndex}:${p.deletePartition}`))]] : []));
+    expect(requests).toEqual([
+      [3, ['t-1:true', 't-0:true']],
+      [2, ['t-1:true']],
+    ]);
+  });
 });
 
 describe('topic deletion states', () => {
