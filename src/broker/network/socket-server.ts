@@ -85,7 +85,8 @@ const EMFILE_BACKOFF_MS = 1000;
  * exists: the handshake must succeed (and, with ssl.client.auth, the client certificate be trusted) before any
  * request is read, and the principal is the certificate's subject mapped by ssl.principal.mapping.rules. A
  * failed handshake closes only that socket. The connection limits can change at run time (reconfigureConnectionLimits),
- * and a listener's key material too (reconfigureListenerTls: new connections use it).
+ * and a listener's key material too (reconfigureListenerTls: new connections use it); listeners come and go
+ * with a dynamic `listeners` (addListeners, removeListeners: Kafka's SocketServer methods of those names).
  * A SASL_PLAINTEXT or SASL_SSL connection authenticates first (SaslServerAuthenticator), after TLS for SASL_SSL.
  *
  * A new connection that breaks max.connections, max.connections.per.ip (or its override) or
