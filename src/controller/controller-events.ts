@@ -145,6 +145,8 @@ export function describeEvent(event: ControllerEvent): string {
       return `TopicDeletionStopReplicaResponseReceived(${event.brokerId})`;
     case 'LeaderAndIsrResponseReceived':
       return `LeaderAndIsrResponseReceived(${event.brokerId})`;
+    case 'BrokerModifications':
+      return `BrokerModifications(${event.brokerId})`;
     case 'ControlledShutdown':
       return `ControlledShutdown(${event.brokerId},${event.brokerEpoch})`;
     case 'ApiPartitionReassignment':
