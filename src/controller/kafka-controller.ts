@@ -447,8 +447,12 @@ export class KafkaController implements ControllerEventProcessor {
     }
     for (const id of live.keys()) {
       if (this.brokerWatches.has(id)) continue;
+      // The first delivery is the registration as the context already has it (Kafka's handler only hears
+      // data changes), so it puts no event.
+      let first = true;
       this.brokerWatches.set(id, watchData(this.deps.zk, ZkPaths.brokerId(id), (n) => {
-        if (n !== null) this.events.put({ kind: 'BrokerModifications', brokerId: id });
+        if (n !== null && !first) this.events.put({ kind: 'BrokerModifications', brokerId: id });
+        first = false;
       }));
     }
   }
