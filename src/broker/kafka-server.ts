@@ -21,6 +21,8 @@ import { logManagerConfigFrom } from '../log/log-manager-config';
 import { isIoError, isLogDirFailure } from '../log/log-dir-failure-channel';
 import { createLogConfig } from '../common/config/log-config';
 import { CONNECTION_QUOTA_CONFIGS, DynamicBrokerConfig, isDynamicListenerSaslKey, LOG_CLEANER_CONFIGS, RELOADABLE_SSL_CONFIGS } from '../common/config/dynamic-broker-config';
+import { listenerChanges } from '../common/config/dynamic-listener-config';
+import { ListenerReconfiguration } from './listener-reconfiguration';
 import { ControllerChannelManager, KafkaController } from '../controller';
 import { AdminZk } from '../zk/admin-zk';
 import { SocketServer } from './network/socket-server';
@@ -85,6 +87,8 @@ export class KafkaServer {
   private controller: KafkaController | undefined;
   private dynamicConfig: DynamicConfigManager | undefined;
   private socketServer: SocketServer | undefined;
+  /** The dynamic broker config once read: the listeners registered are its current ones. */
+  private dynamicBrokerConfig: DynamicBrokerConfig | undefined;
   /** The inter-broker listener's client security, loaded before anything starts (bad key material stops start-up). */
   private interBrokerSecurity: ClientSecurity | undefined;
   private started = false;
@@ -161,6 +165,7 @@ export class KafkaServer {
     const scheduler = new Scheduler(clock);
     this.shutdownHooks.push(() => scheduler.shutdown());
     const dynamicBrokerConfig = new DynamicBrokerConfig(this.config);
+    this.dynamicBrokerConfig = dynamicBrokerConfig;
     await DynamicConfigManager.loadBrokerConfigs(zk, { brokerId: this.brokerId, config: dynamicBrokerConfig });
     // One object, updated in place by dynamic broker configs: every holder sees the new log defaults.
     const brokerDefaults = dynamicBrokerConfig.logDefaults;
@@ -297,6 +302,10 @@ export class KafkaServer {
     // The SASL listeners as `/config/brokers` left them (a JAAS entry set dynamically before this start, say).
     const saslListeners = new Map(this.sasl?.listeners ?? []);
     for (const listener of reconfiguredSaslListeners(this.config, dynamicBrokerConfig.current)) saslListeners.set(listener, this.resolveSaslListener(dynamicBrokerConfig.current, listener));
+    // ... and the SASL listeners a dynamic `listeners` added before this start.
+    for (const l of listenerChanges(this.config, dynamicBrokerConfig.current).added) {
+      if (l.securityProtocol.startsWith('SASL_')) saslListeners.set(l.listenerName, this.resolveSaslListener(dynamicBrokerConfig.current, l.listenerName));
+    }
     const socketServer = new SocketServer({ ...socketServerOptions(dynamicBrokerConfig.current, clock), saslListeners }, new RequestDispatcher(apis, metrics?.requests));
     await socketServer.startup();
     this.socketServer = socketServer;
@@ -339,6 +348,11 @@ export class KafkaServer {
    */
   private applyDynamicReconfigurations(dynamic: DynamicBrokerConfig, socketServer: SocketServer, replicaManager: ReplicaManager, logManager: LogManager): void {
     const log = getLogger('kafka.server.DynamicBrokerConfig');
+    // DynamicListenerConfig: listeners added and removed, then the registration rewritten.
+    const listeners = new ListenerReconfiguration(socketServer, {
+      saslListener: (config, listener) => this.resolveSaslListener(config, listener),
+      reregister: () => (this.registry as BrokerRegistryZk).updateBrokerInfo(this.brokerInfo()),
+    });
     let previous = dynamic.current;
     dynamic.onChange((config) => {
       const old = previous;
@@ -356,6 +370,7 @@ export class KafkaServer {
           })
           .catch((err: unknown) => log.error('Failed to update the connection limits', err));
       }
+      listeners.apply(old, config);
       for (const listener of reconfiguredSaslListeners(old, config)) {
         try {
           socketServer.reconfigureListenerSasl(listener, this.resolveSaslListener(config, listener));
@@ -385,6 +400,8 @@ export class KafkaServer {
       }
       // SaslChannelBuilder.validateReconfiguration: the listener's new mechanisms and JAAS entries must load.
       for (const listener of reconfiguredSaslListeners(current, next)) this.resolveSaslListener(next, listener);
+      // A listener to add must be creatable: its key material loads, its SASL settings resolve.
+      listeners.validate(listenerChanges(current, next).added, next);
     });
   }
 
@@ -509,9 +526,13 @@ export class KafkaServer {
     return endpoints.map((e) => ({ ...e, host: e.host === '' ? os.hostname() : e.host }));
   }
 
+  /**
+   * KafkaServer.createBrokerInfo: the current (dynamic) advertised listeners; BrokerIdZNode writes the protocol
+   * map of those endpoints.
+   */
   private brokerInfo(): BrokerInfo {
     const protocolMap: Record<string, string> = {};
-    for (const e of this.config.listeners) protocolMap[e.listenerName] = e.securityProtocol;
+    for (const e of this.dynamicBrokerConfig?.current.advertisedListeners ?? this.config.advertisedListeners) protocolMap[e.listenerName] = e.securityProtocol;
     const jmx = Number(process.env['JMX_PORT'] ?? -1);
     return {
       id: this.brokerId,
@@ -558,10 +579,11 @@ export class KafkaServer {
   }
 }
 
-/** The TLS listeners whose reloadable ssl.* keys (listener-prefixed or not) differ between two configs. */
+/** The kept TLS listeners whose reloadable ssl.* keys (listener-prefixed or not) differ between two configs. */
 function reloadedTlsListeners(old: KafkaConfig, next: KafkaConfig): string[] {
+  const kept = new Set(old.listeners.map((l) => l.listenerName));
   return next.listeners
-    .filter((l) => l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL')
+    .filter((l) => kept.has(l.listenerName) && (l.securityProtocol === 'SSL' || l.securityProtocol === 'SASL_SSL'))
     .map((l) => l.listenerName)
     .filter((name) => [...RELOADABLE_SSL_CONFIGS].some((k) => old.listenerConfig(name).raw(k) !== next.listenerConfig(name).raw(k)));
 }
@@ -576,5 +598,6 @@ function reconfiguredSaslListeners(old: KafkaConfig, next: KafkaConfig): string[
     const keys = [...config.originals].filter(([k]) => k.startsWith(prefix) && isDynamicListenerSaslKey(k.slice(prefix.length))).sort();
     return JSON.stringify([config.originals.get('sasl.enabled.mechanisms') ?? null, keys]);
   };
-  return next.listeners.filter((l) => l.securityProtocol.startsWith('SASL_')).map((l) => l.listenerName).filter((name) => saslKeys(old, name) !== saslKeys(next, name));
+  const kept = new Set(old.listeners.map((l) => l.listenerName));
+  return next.listeners.filter((l) => kept.has(l.listenerName) && l.securityProtocol.startsWith('SASL_')).map((l) => l.listenerName).filter((name) => saslKeys(old, name) !== saslKeys(next, name));
 }

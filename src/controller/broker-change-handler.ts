@@ -2,6 +2,7 @@ import { ErrorCode } from '../common/error-codes';
 import { Logger } from '../common/logging/logging';
 import { tpString } from '../common/topic-partition';
 import { BrokerRegistryZk } from '../zk/broker-registry-zk';
+import { BrokerInfo } from '../zk/znodes/broker-info';
 import { csv, hashSet } from './scala-render';
 import { ControllerOps } from './controller-ops';
 import { ControlledShutdownResult } from './controller-events';
@@ -43,6 +44,23 @@ export class BrokerChangeHandler {
     }
     if (newIds.length > 0 || bouncedIds.length > 0) await this.onBrokerStartup([...newIds, ...bouncedIds]);
     this.log.info(`Updated broker epochs cache: HashMap(${[...ctx.brokerEpochs].map(([k, v]) => `${k} -> ${v}`).join(', ')})`);
+  }
+
+  /**
+   * Kafka's processBrokerModification: a live broker rewrote its registration (its listeners changed at run
+   * time). When its endpoints differ from the context's, the context takes the new ones and every live broker
+   * gets an UpdateMetadata with them (onBrokerUpdate), so Metadata everywhere lists the new endpoints.
+   */
+  async processBrokerModification(brokerId: number): Promise<void> {
+    const ctx = this.controller.context;
+    const newMetadata = await this.registry.getBroker(brokerId);
+    const oldMetadata = ctx.liveBrokers.get(brokerId);
+    if (newMetadata === null || oldMetadata === undefined) return;
+    if (JSON.stringify(endPoints(newMetadata)) === JSON.stringify(endPoints(oldMetadata))) return;
+    this.log.info(`Updated broker metadata: ${brokerText(oldMetadata)} -> ${brokerText(newMetadata)}`);
+    ctx.liveBrokers.set(brokerId, newMetadata);
+    this.log.info(`Broker info update callback for ${brokerId}`);
+    this.controller.sendUpdateMetadataRequest([...ctx.liveOrShuttingDownBrokerIds()], []);
   }
 
   private async onBrokerStartup(ids: number[]): Promise<void> {
@@ -114,4 +132,15 @@ export class BrokerChangeHandler {
     if (this.log.isTraceEnabled()) this.log.trace(`All leaders = ${hashSet(ctx.allPartitions().map((tp) => `${tpString(tp)} -> ${ctx.leadership.get(tpString(tp))?.state.leader ?? -1}`))}`);
     return { errorCode: ErrorCode.NONE.code, remaining };
   }
+}
+
+/** A registration's endpoints with their security protocols, in order (Broker.endPoints). */
+function endPoints(b: BrokerInfo): string[] {
+  return b.endpoints.map((e) => `${e.listenerName}://${e.host}:${e.port}/${b.listenerSecurityProtocolMap[e.listenerName] ?? e.listenerName}`);
+}
+
+/** kafka.cluster.Broker.toString (2.8): `id : (endpoints) : rack : features`. */
+function brokerText(b: BrokerInfo): string {
+  const eps = b.endpoints.map((e) => `EndPoint(${e.host},${e.port},ListenerName(${e.listenerName}),${b.listenerSecurityProtocolMap[e.listenerName] ?? e.listenerName})`);
+  return `${b.id} : (${eps.join(',')}) : ${b.rack ?? 'null'} : Features{}`;
 }

@@ -72,6 +72,7 @@ export type ControllerEvent =
   | { readonly kind: 'Reelect' }
   | { readonly kind: 'ControllerChange' }
   | { readonly kind: 'BrokerChange' }
+  | { readonly kind: 'BrokerModifications'; readonly brokerId: number }
   | { readonly kind: 'TopicChange' }
   | { readonly kind: 'PartitionModifications'; readonly topic: string }
   | { readonly kind: 'TopicDeletion' }
@@ -115,6 +116,7 @@ const STATES: Record<ControllerEventKind, ControllerState> = {
   Reelect: 'ControllerChange',
   ControllerChange: 'ControllerChange',
   BrokerChange: 'BrokerChange',
+  BrokerModifications: 'BrokerChange',
   TopicChange: 'TopicChange',
   PartitionModifications: 'TopicChange',
   TopicDeletion: 'TopicDeletion',
@@ -143,6 +145,8 @@ export function describeEvent(event: ControllerEvent): string {
       return `TopicDeletionStopReplicaResponseReceived(${event.brokerId})`;
     case 'LeaderAndIsrResponseReceived':
       return `LeaderAndIsrResponseReceived(${event.brokerId})`;
+    case 'BrokerModifications':
+      return `BrokerModifications(${event.brokerId})`;
     case 'ControlledShutdown':
       return `ControlledShutdown(${event.brokerId},${event.brokerEpoch})`;
     case 'ApiPartitionReassignment':

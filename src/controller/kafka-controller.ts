@@ -75,6 +75,7 @@ interface ActiveController extends ControllerOps {
 /** Events that do something only on the active controller (each of Kafka's processXxx starts with `if (!isActive) return`). */
 const ACTIVE_ONLY: ReadonlySet<ControllerEventKind> = new Set<ControllerEventKind>([
   'BrokerChange',
+  'BrokerModifications',
   'TopicChange',
   'PartitionModifications',
   'TopicDeletion',
@@ -106,6 +107,8 @@ export class KafkaController implements ControllerEventProcessor {
   private controllerWatch: ZkWatch | undefined;
   private activeWatches: ZkWatch[] = [];
   private readonly topicWatches = new Map<string, ZkWatch>();
+  /** BrokerModificationsHandler per live broker, while active. */
+  private readonly brokerWatches = new Map<number, ZkWatch>();
   /** Set only between a completed failover and the next resignation. */
   private activeState: ActiveController | undefined;
   private unregisterSession: (() => void)[] = [];
@@ -218,7 +221,11 @@ export class KafkaController implements ControllerEventProcessor {
         if (this.activeControllerId === -1) await this.elect();
         return;
       case 'BrokerChange':
-        return this.active.brokerChange.process();
+        await this.active.brokerChange.process();
+        this.syncBrokerModificationsHandlers();
+        return;
+      case 'BrokerModifications':
+        return this.active.brokerChange.processBrokerModification(event.brokerId);
       case 'TopicChange':
         return this.processTopicChange();
       case 'PartitionModifications':
@@ -427,6 +434,29 @@ export class KafkaController implements ControllerEventProcessor {
   }
 
   /** Loads the cluster from ZooKeeper and opens the channel to its brokers; from here on this broker is active. */
+  /**
+   * Kafka's register/unregisterBrokerModificationsHandler: a data watch on `/brokers/ids/<id>` of every live
+   * broker (a BrokerModifications event when its registration is rewritten), dropped for brokers gone.
+   */
+  private syncBrokerModificationsHandlers(): void {
+    const live = this.context.liveBrokers;
+    for (const [id, w] of this.brokerWatches) {
+      if (live.has(id)) continue;
+      w.close();
+      this.brokerWatches.delete(id);
+    }
+    for (const id of live.keys()) {
+      if (this.brokerWatches.has(id)) continue;
+      // The first delivery is the registration as the context already has it (Kafka's handler only hears
+      // data changes), so it puts no event.
+      let first = true;
+      this.brokerWatches.set(id, watchData(this.deps.zk, ZkPaths.brokerId(id), (n) => {
+        if (n !== null && !first) this.events.put({ kind: 'BrokerModifications', brokerId: id });
+        first = false;
+      }));
+    }
+  }
+
   private async initializeControllerContext(): Promise<ActiveController> {
     const ctx = this.context;
     const brokers = await this.registry.getAllBrokersAndEpochs();
@@ -442,6 +472,7 @@ export class KafkaController implements ControllerEventProcessor {
     // Handed over before anything else can fail, so that a resignation always closes it.
     const active = this.buildActiveController(channel);
     for (const broker of ctx.liveBrokers.values()) channel.addBroker(broker);
+    this.syncBrokerModificationsHandlers();
     this.log.info(`Currently active brokers in the cluster: ${scalaSet([...ctx.liveBrokers.keys()].sort((a, b) => a - b))}`);
     this.log.info(`Currently shutting brokers in the cluster: ${hashSet(ctx.shuttingDownBrokerIds)}`);
     this.log.info(`Current list of topics in the cluster: ${hashSet([...ctx.allTopics].sort())}`);
@@ -520,8 +551,10 @@ export class KafkaController implements ControllerEventProcessor {
     this.log.debug('Resigning');
     for (const w of this.activeWatches) w.close();
     for (const w of this.topicWatches.values()) w.close();
+    for (const w of this.brokerWatches.values()) w.close();
     this.activeWatches = [];
     this.topicWatches.clear();
+    this.brokerWatches.clear();
     const scheduler = this.scheduler;
     this.scheduler = undefined;
     await scheduler?.shutdown();

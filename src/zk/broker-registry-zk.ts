@@ -48,6 +48,30 @@ export class BrokerRegistryZk {
     return stat;
   }
 
+  /**
+   * KafkaZkClient.updateBrokerInfo: rewrites this broker's registration in place (its listeners changed at run
+   * time); the node, and so the broker epoch, stays. The controller's BrokerModifications watch sees the change.
+   */
+  async updateBrokerInfo(info: BrokerInfo): Promise<void> {
+    const path = ZkPaths.brokerId(info.id);
+    await this.zk.setData(path, BrokerInfoZNode.encode(info), -1);
+    const endPoints = info.endpoints.map((e) => `EndPoint(${e.host},${e.port},ListenerName(${e.listenerName}),${info.listenerSecurityProtocolMap[e.listenerName] ?? e.listenerName})`);
+    log.info(`Updated broker ${info.id} at path ${path} with addresses: ArraySeq(${endPoints.join(', ')})`);
+  }
+
+  /** KafkaZkClient.getBroker: one broker's registration, null when it is not registered (or unreadable). */
+  async getBroker(id: number): Promise<BrokerInfo | null> {
+    const path = ZkPaths.brokerId(id);
+    const node = await this.zk.getData(path);
+    if (node === null) return null;
+    try {
+      return BrokerInfoZNode.decode(id, path, node.data);
+    } catch (err) {
+      log.warn(`Ignoring broker ${id}: failed to parse ZooKeeper registration at ${path} (${err instanceof Error ? err.message : String(err)})`);
+      return null;
+    }
+  }
+
   async deregisterBroker(id: number): Promise<void> {
     try {
       await this.zk.delete(ZkPaths.brokerId(id));

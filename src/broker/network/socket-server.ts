@@ -85,7 +85,8 @@ const EMFILE_BACKOFF_MS = 1000;
  * exists: the handshake must succeed (and, with ssl.client.auth, the client certificate be trusted) before any
  * request is read, and the principal is the certificate's subject mapped by ssl.principal.mapping.rules. A
  * failed handshake closes only that socket. The connection limits can change at run time (reconfigureConnectionLimits),
- * and a listener's key material too (reconfigureListenerTls: new connections use it).
+ * and a listener's key material too (reconfigureListenerTls: new connections use it); listeners come and go
+ * with a dynamic `listeners` (addListeners, removeListeners: Kafka's SocketServer methods of those names).
  * A SASL_PLAINTEXT or SASL_SSL connection authenticates first (SaslServerAuthenticator), after TLS for SASL_SSL.
  *
  * A new connection that breaks max.connections, max.connections.per.ip (or its override) or
@@ -113,6 +114,9 @@ export class SocketServer {
   private readonly authFailures: AuthenticationFailureLog;
   /** Each SASL listener's settings, replaced by a dynamic change (reconfigureListenerSasl). */
   private readonly saslListeners: Map<string, { listener: ListenerSasl; createServer: SaslServerFactory }>;
+  /** The listeners and advertised listeners, changed by a dynamic `listeners` (addListeners / removeListeners). */
+  private listeners: readonly EndPoint[];
+  private advertisedListeners: readonly EndPoint[] | undefined;
 
   /** Requests waiting in the request channel (RequestChannel's RequestQueueSize gauge). */
   get requestQueueSize(): number {
@@ -125,6 +129,8 @@ export class SocketServer {
   ) {
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.saslListeners = new Map(options.saslListeners ?? []);
+    this.listeners = options.listeners;
+    this.advertisedListeners = options.advertisedListeners;
     this.headroom = new DescriptorHeadroom(this.clock);
     this.authFailures = new AuthenticationFailureLog(this.clock);
     this.limits = {
@@ -152,22 +158,70 @@ export class SocketServer {
       },
       this.clock,
     );
-    for (const endPoint of this.options.listeners) {
-      if (endPoint.securityProtocol.startsWith('SASL_') && this.saslListeners.get(endPoint.listenerName) === undefined) {
-        throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol} but has no SASL configuration`);
-      }
-      const listener: BoundListener = { endPoint, server: undefined as unknown as Server, port: endPoint.port };
-      if (usesTls(endPoint.securityProtocol)) {
-        const options = this.options.tls?.get(endPoint.listenerName);
-        if (options === undefined) throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol} but has no SSL key material`);
-        listener.tls = { options, server: this.tlsServer(endPoint, options) };
-      }
-      await this.listen(listener, endPoint.port);
-      this.bound.push(listener);
-      this.logger.info(`${prefix}Created data-plane acceptor and processors for endpoint : ListenerName(${endPoint.listenerName})`);
-      this.logger.info(`Awaiting socket connections on ${endPoint.host === '' ? '0.0.0.0' : endPoint.host}:${listener.port}.`);
-    }
+    for (const endPoint of this.listeners) await this.bindListener(endPoint, this.options.tls?.get(endPoint.listenerName));
     this.logger.info(`${prefix}Started data-plane acceptor and processor(s)`);
+  }
+
+  /** One listener's acceptor: its TLS context (SSL, SASL_SSL) made, its port bound. */
+  private async bindListener(endPoint: EndPoint, tls: ServerTlsOptions | undefined): Promise<void> {
+    if (endPoint.securityProtocol.startsWith('SASL_') && this.saslListeners.get(endPoint.listenerName) === undefined) {
+      throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol} but has no SASL configuration`);
+    }
+    const listener: BoundListener = { endPoint, server: undefined as unknown as Server, port: endPoint.port };
+    if (usesTls(endPoint.securityProtocol)) {
+      if (tls === undefined) throw new Error(`Listener ${endPoint.listenerName} uses ${endPoint.securityProtocol} but has no SSL key material`);
+      listener.tls = { options: tls, server: this.tlsServer(endPoint, tls) };
+    }
+    await this.listen(listener, endPoint.port);
+    this.bound.push(listener);
+    this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Created data-plane acceptor and processors for endpoint : ListenerName(${endPoint.listenerName})`);
+    this.logger.info(`Awaiting socket connections on ${endPoint.host === '' ? '0.0.0.0' : endPoint.host}:${listener.port}.`);
+  }
+
+  /**
+   * SocketServer.addListeners (a dynamic `listeners` added them): each new listener is bound and accepts at once,
+   * with its TLS key material and SASL settings as given. A listener that cannot be bound is logged and left
+   * out (the others are added).
+   */
+  async addListeners(
+    added: readonly EndPoint[],
+    settings: { tls: ReadonlyMap<string, ServerTlsOptions>; sasl: ReadonlyMap<string, { listener: ListenerSasl; createServer: SaslServerFactory }> },
+  ): Promise<void> {
+    this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Adding data-plane listeners for endpoints ${scalaEndPoints(added)}`);
+    for (const [name, sasl] of settings.sasl) this.saslListeners.set(name, sasl);
+    const bound: EndPoint[] = [];
+    for (const endPoint of added) {
+      try {
+        await this.bindListener(endPoint, settings.tls.get(endPoint.listenerName));
+        bound.push(endPoint);
+      } catch (err) {
+        this.logger.error(`[SocketServer brokerId=${this.options.brokerId}] Failed to add listener ${endPoint.listenerName}`, err);
+      }
+    }
+    this.listeners = [...this.listeners, ...bound];
+  }
+
+  /** The advertised listeners changed (dynamic `advertised.listeners`, or `listeners` when it is not set). */
+  updateAdvertisedListeners(advertised: readonly EndPoint[]): void {
+    this.advertisedListeners = advertised;
+  }
+
+  /**
+   * SocketServer.removeListeners: each removed listener stops accepting and its connections close (Kafka shuts
+   * the listener's acceptor and processors down, which closes their channels).
+   */
+  async removeListeners(removed: readonly EndPoint[]): Promise<void> {
+    this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Removing data-plane listeners for endpoints ${scalaEndPoints(removed)}`);
+    const names = new Set(removed.map((e) => e.listenerName));
+    this.listeners = this.listeners.filter((l) => !names.has(l.listenerName));
+    const gone = this.bound.filter((b) => names.has(b.endPoint.listenerName));
+    for (const b of gone) this.bound.splice(this.bound.indexOf(b), 1);
+    const closing = gone.map((b) => new Promise<void>((resolve) => (b.server.listening ? b.server.close(() => resolve()) : resolve())));
+    for (const c of [...this.connections]) if (names.has(c.context.listenerName)) c.close(`listener ${c.context.listenerName} removed`);
+    // Sockets accepted but not yet connections (a TLS handshake under way, a throttled close) go too.
+    for (const s of [...this.sockets]) if (gone.some((b) => b.port === s.localPort)) s.destroy();
+    for (const name of names) this.saslListeners.delete(name);
+    await Promise.all(closing);
   }
 
   private async listen(listener: BoundListener, port: number): Promise<void> {
@@ -253,7 +307,7 @@ export class SocketServer {
    * open ones keep the session they authenticated (Kafka's SaslChannelBuilder reconfigure).
    */
   reconfigureListenerSasl(listenerName: string, sasl: { listener: ListenerSasl; createServer: SaslServerFactory }): void {
-    if (!this.options.listeners.some((l) => l.listenerName === listenerName && l.securityProtocol.startsWith('SASL_'))) throw new Error(`Listener ${listenerName} does not use SASL`);
+    if (!this.listeners.some((l) => l.listenerName === listenerName && l.securityProtocol.startsWith('SASL_'))) throw new Error(`Listener ${listenerName} does not use SASL`);
     this.saslListeners.set(listenerName, sasl);
     this.logger.info(`[SocketServer brokerId=${this.options.brokerId}] Reconfigured SASL of listener ${listenerName}: mechanisms ${sasl.listener.enabledMechanisms.join(',')}`);
   }
@@ -301,7 +355,7 @@ export class SocketServer {
    * machine's hostname (Kafka advertises the canonical host name when the listener host is empty).
    */
   advertisedEndPoints(): EndPoint[] {
-    const advertised = this.options.advertisedListeners ?? this.options.listeners;
+    const advertised = this.advertisedListeners ?? this.listeners;
     return advertised.map((e) => {
       const b = this.bound.find((x) => x.endPoint.listenerName === e.listenerName);
       const port = e.port === 0 && b !== undefined ? b.port : e.port;
@@ -487,6 +541,11 @@ async function resolveOverrides(overrides: ReadonlyMap<string, number>): Promise
     }
   }
   return out;
+}
+
+/** A Seq[EndPoint] as Kafka's SocketServer prints it (Scala 2.13's ArraySeq of the EndPoint case class). */
+function scalaEndPoints(endPoints: readonly EndPoint[]): string {
+  return `ArraySeq(${endPoints.map((e) => `EndPoint(${e.host === '' ? 'null' : e.host},${e.port},ListenerName(${e.listenerName}),${e.securityProtocol})`).join(', ')})`;
 }
 
 /** SSL and SASL_SSL listeners speak TLS (SASL_SSL's SASL exchange runs inside it). */

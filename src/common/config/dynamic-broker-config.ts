@@ -5,6 +5,10 @@ import { brokerLogConfigDefaults, createLogConfig, LogConfigDefaults, TopicConfi
 import { KafkaError } from '../kafka-error';
 import { getLogger } from '../logging/logging';
 import { PasswordEncoder } from './password-encoder';
+import { isDynamicListenerSaslKey, LISTENER_CONNECTION_QUOTA_CONFIGS, listenerPrefixedKey, RELOADABLE_SSL_CONFIGS } from './listener-reconfigurable-configs';
+import { listenersChanged, validateListenerReconfiguration } from './dynamic-listener-config';
+
+export { isDynamicListenerSaslKey, LISTENER_CONNECTION_QUOTA_CONFIGS, listenerPrefixedKey, RELOADABLE_SSL_CONFIGS };
 
 const DEFS = new Map<string, ConfigKey>(KAFKA_CONFIG_DEFS.map((d) => [d.name, d]));
 
@@ -105,7 +109,9 @@ const BROKER_QUOTA_DEFS = new Map<string, ConfigKey>(
  * `listener.name.<l>.max.connection.creation.rate` apply to new connections at once. metric.reporters is
  * accepted only empty: any class named fails the reconfiguration check as a class Kafka cannot load does
  * (validateReconfiguration). The listeners themselves (listeners, advertised.listeners,
- * listener.security.protocol.map) and the other SSL/SASL keys are refused rather than stored unapplied.
+ * listener.security.protocol.map) are applied as Kafka's DynamicListenerConfig applies them: listeners added
+ * start accepting, listeners removed stop, and the broker's registration is rewritten (see
+ * listener-reconfiguration.ts). The other unprefixed SSL/SASL keys are refused rather than stored unapplied.
  */
 export const APPLIED_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
   ...DYNAMIC_LOG_CONFIGS,
@@ -115,36 +121,25 @@ export const APPLIED_DYNAMIC_CONFIGS: ReadonlySet<string> = new Set([
   ...CONNECTION_QUOTA_CONFIGS,
   'metric.reporters',
   'sasl.enabled.mechanisms',
-  'ssl.keystore.location', 'ssl.keystore.type', 'ssl.truststore.location', 'ssl.truststore.type',
-  'ssl.keystore.password', 'ssl.key.password', 'ssl.truststore.password',
+  'listeners', 'advertised.listeners', 'listener.security.protocol.map',
 ]);
 
 /**
- * The SSL keys a broker reloads at run time (a keystore or truststore swapped for another file, or its
- * password): for one listener as `listener.name.<l>.<key>`, or for every TLS listener without its own. The
- * passwords are stored in ZooKeeper encoded with password.encoder.secret (PasswordEncoder), as Kafka stores them.
+ * The listener settings read when a listener is created (its TLS context): settable as `listener.name.<l>.<key>`
+ * together with the dynamic `listeners` that adds the listener; on a listener that exists already they cannot
+ * change (DynamicListenerConfig's "Configs cannot be updated dynamically for existing listener").
  */
-export const RELOADABLE_SSL_CONFIGS: ReadonlySet<string> = new Set([
-  'ssl.keystore.location', 'ssl.keystore.type', 'ssl.truststore.location', 'ssl.truststore.type', 'ssl.keystore.password', 'ssl.key.password', 'ssl.truststore.password',
+export const NEW_LISTENER_SSL_CONFIGS: ReadonlySet<string> = new Set([
+  ...DYNAMIC_SECURITY_CONFIGS, 'ssl.client.auth', 'ssl.protocol', 'ssl.enabled.protocols', 'ssl.cipher.suites', 'ssl.endpoint.identification.algorithm',
 ]);
-/** The connection limits a listener may have of its own (`listener.name.<l>.<key>`, ListenerConnectionQuota). */
-export const LISTENER_CONNECTION_QUOTA_CONFIGS: ReadonlySet<string> = new Set(['max.connections', 'max.connection.creation.rate']);
+/** DynamicBrokerConfig.DynamicSecurityConfigs (SslConfigs.RECONFIGURABLE_CONFIGS): per listener only. */
+export const SECURITY_CONFIGS_PER_LISTENER: ReadonlySet<string> = new Set(DYNAMIC_SECURITY_CONFIGS);
 
-/** A listener's SASL keys a broker applies at run time: its mechanisms and each mechanism's JAAS entry. */
-export function isDynamicListenerSaslKey(key: string): boolean {
-  return key === 'sasl.enabled.mechanisms' || /^[a-z0-9-]+\.sasl\.jaas\.config$/.test(key);
-}
-
-/** `listener.name.<listener>.<key>` split into the listener (lower case, as written) and the key. */
-export function listenerPrefixedKey(name: string): { listener: string; key: string } | undefined {
-  const m = /^listener\.name\.([^.]+)\.(.+)$/.exec(name);
-  return m === null ? undefined : { listener: m[1] as string, key: m[2] as string };
-}
 
 /** Whether this broker applies a dynamic key (a listener-prefixed key counts as its base key). */
 export function isAppliedDynamicConfig(name: string): boolean {
   const prefixed = listenerPrefixedKey(name);
-  if (prefixed !== undefined) return RELOADABLE_SSL_CONFIGS.has(prefixed.key) || LISTENER_CONNECTION_QUOTA_CONFIGS.has(prefixed.key) || isDynamicListenerSaslKey(prefixed.key);
+  if (prefixed !== undefined) return NEW_LISTENER_SSL_CONFIGS.has(prefixed.key) || LISTENER_CONNECTION_QUOTA_CONFIGS.has(prefixed.key) || isDynamicListenerSaslKey(prefixed.key);
   return APPLIED_DYNAMIC_CONFIGS.has(name);
 }
 
@@ -175,6 +170,9 @@ export function validateReconfiguration(current: KafkaConfig, next: KafkaConfig)
       if (numThreads < Math.trunc(currentThreads / 2)) throw new ConfigException(`Log cleaner threads cannot be reduced to less than half the current value ${currentThreads}`);
       if (numThreads > currentThreads * 2) throw new ConfigException(`Log cleaner threads cannot be increased to more than double the current value ${currentThreads}`);
     }
+    // DynamicListenerConfig runs when a listener key changed (Kafka's needsReconfiguration); here a changed
+    // `listener.name.` key counts too, so that a create-time setting of a kept listener is refused.
+    if (listenersChanged(current, next)) validateListenerReconfiguration(current, next);
     // DynamicMetricsReporters loads every class named; there are no Java classes here, so none loads, and
     // processReconfigurable reports the failure as Kafka does for a class that is not found.
     const reporters = next.get('metric.reporters');
@@ -233,6 +231,10 @@ export function validateDynamicBrokerKeys(props: ReadonlyMap<string, string>, pe
   const base = (k: string): string => listenerPrefixedKey(k)?.key ?? k;
   const nonDynamic = keys.filter((k) => DEFS.has(base(k)) && !ALL_DYNAMIC_CONFIGS.has(base(k)));
   if (nonDynamic.length > 0) throw new ConfigException(`Cannot update these configs dynamically: ${scalaSet(nonDynamic)}`);
+  // securityConfigsWithoutListenerPrefix: a keystore or truststore is one listener's, never the broker's at run
+  // time (server.properties may still set them unprefixed, for every listener without its own).
+  const unprefixedSecurity = keys.filter((k) => SECURITY_CONFIGS_PER_LISTENER.has(k));
+  if (unprefixedSecurity.length > 0) throw new ConfigException(`These security configs can be dynamically updated only per-listener using the listener prefix: ${scalaSet(unprefixedSecurity)}`);
   for (const k of keys) {
     const def = DEFS.get(base(k)) ?? BROKER_QUOTA_DEFS.get(k);
     if (def !== undefined) parseKey({ ...def, name: k }, props.get(k));
@@ -406,6 +408,9 @@ export class DynamicBrokerConfig {
 
   /** Stored entries this broker does not apply (written by another tool, say) are left out; passwords decoded. */
   private usable(props: ReadonlyMap<string, string>): Map<string, string> {
+    // DynamicBrokerConfig.fromPersistentProps' removeInvalidProps for unprefixed key material.
+    const unprefixed = [...props.keys()].filter((k) => SECURITY_CONFIGS_PER_LISTENER.has(k));
+    if (unprefixed.length > 0) this.log.error(`Security configs can be dynamically updated only using listener prefix, base configs will be ignored: ${scalaSet(unprefixed)}`);
     return this.fromPersistentProps(new Map([...props].filter(([k]) => isAppliedDynamicConfig(k))));
   }
 

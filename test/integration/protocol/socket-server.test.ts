@@ -47,6 +47,31 @@ describe('SocketServer listeners', () => {
     }
   });
 
+  it('adds and removes listeners at run time: a removed one closes its connections and refuses new ones', async () => {
+    const plaintext = { listenerName: 'PLAINTEXT', host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' };
+    const extra = { listenerName: 'EXTRA', host: '127.0.0.1', port: 0, securityProtocol: 'PLAINTEXT' };
+    const server = new SocketServer({ brokerId: 1, listeners: [plaintext] }, new RequestDispatcher({}));
+    await server.startup();
+    try {
+      await server.addListeners([extra], { tls: new Map(), sasl: new Map() });
+      server.updateAdvertisedListeners([plaintext, extra]);
+      const port = server.boundPort('EXTRA');
+      expect(server.advertisedEndPoints().map((e) => [e.listenerName, e.port])).toEqual([['PLAINTEXT', server.boundPort('PLAINTEXT')], ['EXTRA', port]]);
+      const c = await RawConnection.open(port);
+      c.send(requestFrame(18, 0, 7, Buffer.alloc(0)));
+      expect((await c.response(7))?.readInt16BE(4)).toBe(0);
+      const closed = new Promise<void>((resolve) => c.socket.once('close', () => resolve()));
+      await server.removeListeners([extra]);
+      server.updateAdvertisedListeners([plaintext]);
+      await closed;
+      await expect(RawConnection.open(port)).rejects.toThrow();
+      expect(() => server.boundPort('EXTRA')).toThrow('No listener named EXTRA');
+      expect(server.advertisedEndPoints().map((e) => e.listenerName)).toEqual(['PLAINTEXT']);
+    } finally {
+      await server.shutdown();
+    }
+  });
+
   it('takes its settings from the broker config', () => {
     const config = KafkaConfig.fromProperties(
       new Map([

@@ -65,7 +65,8 @@ describe('AlterConfigs (ZkAdminManager.alterConfigs) for topics', () => {
     ['null value', topic([{ name: 'retention.ms', value: null }, { name: 'segment.ms', value: null }]), 'INVALID_REQUEST', 'Null value not supported for : retention.ms,segment.ms'],
     ['missing topic', topic([{ name: 'retention.ms', value: '1' }], 'nope'), 'UNKNOWN_TOPIC_OR_PARTITION', "The topic 'nope' does not exist."],
     ['invalid topic name', topic([{ name: 'retention.ms', value: '1' }], 'a/b'), 'UNKNOWN_TOPIC_OR_PARTITION', "The topic 'a/b' does not exist."],
-    ['broker key this broker does not apply', { resourceType: 4, resourceName: '1', configs: [{ name: 'listeners', value: 'PLAINTEXT://:9093' }, { name: 'ssl.cipher.suites', value: '' }] }, 'INVALID_CONFIG', 'These dynamic broker configs are not supported by this broker: listeners,ssl.cipher.suites'],
+    ['broker key this broker does not apply', { resourceType: 4, resourceName: '1', configs: [{ name: 'ssl.client.auth', value: 'none' }, { name: 'ssl.cipher.suites', value: '' }] }, 'INVALID_CONFIG', 'These dynamic broker configs are not supported by this broker: ssl.client.auth,ssl.cipher.suites'],
+    ['unprefixed key material', { resourceType: 4, resourceName: '1', configs: [{ name: 'ssl.keystore.location', value: '/k.jks' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name='1'): These security configs can be dynamically updated only per-listener using the listener prefix: Set(ssl.keystore.location)"],
     ['unknown broker key', { resourceType: 4, resourceName: '', configs: [{ name: 'no.such', value: '2' }] }, 'INVALID_CONFIG', 'Unknown dynamic broker configs are not supported by this broker: no.such'],
     ['non-dynamic broker key', { resourceType: 4, resourceName: '1', configs: [{ name: 'broker.id', value: '2' }, { name: 'log.dirs', value: '/x' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(broker.id, log.dirs)"],
     ['per-broker key at the default', { resourceType: 4, resourceName: '', configs: [{ name: 'listeners', value: 'PLAINTEXT://:9093' }] }, 'INVALID_REQUEST', "Invalid config value for resource ConfigResource(type=BROKER, name=''): Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)"],
@@ -124,12 +125,12 @@ describe('IncrementalAlterConfigs (ZkAdminManager.incrementalAlterConfigs) for t
   it('refuses BROKER keys this broker does not apply and BROKER_LOGGER loggers that do not exist, per resource', async () => {
     const { handlers } = setup();
     const r = await incremental(handlers, [
-      { resourceType: 4, resourceName: '1', configs: [{ name: 'listeners', configOperation: 0, value: 'PLAINTEXT://:9093' }] },
+      { resourceType: 4, resourceName: '1', configs: [{ name: 'ssl.cipher.suites', configOperation: 0, value: 'x' }] },
       { resourceType: 8, resourceName: '1', configs: [{ name: 'kafka.no.such.Logger', configOperation: 0, value: 'DEBUG' }] },
       itopic([{ name: 'retention.ms', configOperation: 0, value: '5' }]),
     ]);
     expect(r.map((x) => [x.errorCode, x.errorMessage])).toEqual([
-      [code('INVALID_CONFIG'), 'These dynamic broker configs are not supported by this broker: listeners'],
+      [code('INVALID_CONFIG'), 'These dynamic broker configs are not supported by this broker: ssl.cipher.suites'],
       [code('INVALID_REQUEST'), "Invalid config value for resource ConfigResource(type=BROKER_LOGGER, name='1'): Logger kafka.no.such.Logger does not exist!"],
       [0, null],
     ]);

@@ -24,7 +24,8 @@ describe('DynamicBrokerConfig reconfiguration checks (DynamicThreadPool, SocketS
       expect(APPLIED_DYNAMIC_CONFIGS.has(k)).toBe(true);
     }
     for (const k of ['max.connection.creation.rate', 'metric.reporters']) expect(APPLIED_DYNAMIC_CONFIGS.has(k)).toBe(true);
-    for (const k of ['listeners', 'advertised.listeners', 'listener.security.protocol.map', 'ssl.cipher.suites']) expect(APPLIED_DYNAMIC_CONFIGS.has(k)).toBe(false);
+    for (const k of ['listeners', 'advertised.listeners', 'listener.security.protocol.map']) expect(APPLIED_DYNAMIC_CONFIGS.has(k)).toBe(true);
+    for (const k of ['ssl.cipher.suites', 'ssl.keystore.location']) expect(APPLIED_DYNAMIC_CONFIGS.has(k)).toBe(false);
   });
 
   it.each([
@@ -105,7 +106,11 @@ describe('DynamicBrokerConfig passwords (password.encoder.secret), listener keys
     expect(refusal(broker(), [['max.connection.creation.rate', '10'], ['listener.name.external.max.connections', '3'], ['listener.name.external.max.connection.creation.rate', '2']])).toBeUndefined();
     expect(refusal(broker(), [['listener.name.external.max.connections', '-1']], true)).toEqual(['Invalid value -1 for configuration listener.name.external.max.connections: Value must be at least 0', undefined]);
     expect(refusal(broker(), [[JAAS, 'x']])).toEqual([`Cannot update these configs at default cluster level, broker id must be specified: Set(${JAAS})`, undefined]);
-    expect(() => broker().validate(new Map([['listener.name.external.ssl.cipher.suites', 'x']]), true)).toThrow('These dynamic broker configs are not supported by this broker: listener.name.external.ssl.cipher.suites');
+    expect(() => broker().validate(new Map([['listener.name.external.ssl.principal.mapping.rules', 'DEFAULT']]), true)).toThrow('Cannot update these configs dynamically: Set(listener.name.external.ssl.principal.mapping.rules)');
+    expect(refusal(broker(), [['listener.name.plaintext.ssl.cipher.suites', 'x']], true)).toEqual([
+      'Invalid dynamic configuration',
+      'Configs cannot be updated dynamically for existing listener ListenerName(PLAINTEXT), restart broker or create a new listener for update',
+    ]);
   });
 
   it("refuses a metric reporter class as Kafka does for one it cannot load; an empty list is fine", () => {

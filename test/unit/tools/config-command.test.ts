@@ -157,7 +157,8 @@ describe('kafka-configs --zookeeper (alterConfigWithZk / describeConfigWithZk)',
     [{ entityType: ['clients'], entityName: ['c'], addConfig: 'producer_byte_rate=x' }, ConfigCommandError, 'Invalid value x for configuration producer_byte_rate: Not a number of type LONG'],
     [{ entityType: ['users'], entityName: ['u'], addConfig: 'producer_byte_rate=1' }, CliError, 'requirement failed: --bootstrap-server option must be specified to update users configs: {add: {producer_byte_rate=1}, delete: List()}. User configuration updates using ZooKeeper are only supported for SCRAM credential updates.'],
     [{ entityType: ['brokers'], entityName: ['0'], addConfig: 'log.cleaner.threads=2' }, CliError, 'requirement failed: --bootstrap-server option must be specified to update brokers configs: {add: {log.cleaner.threads=2}, delete: List()} - broker 0 is running. Broker configuration operations using ZooKeeper are only supported if the affected broker(s) are not running.'],
-    [{ entityType: ['brokers'], entityName: ['5'], addConfig: 'listeners=PLAINTEXT://:9093' }, CliError, 'These dynamic broker configs are not supported by this broker: listeners'],
+    [{ entityType: ['brokers'], entityName: ['5'], addConfig: 'ssl.cipher.suites=x' }, CliError, 'These dynamic broker configs are not supported by this broker: ssl.cipher.suites'],
+    [{ entityType: ['brokers'], entityName: ['5'], addConfig: 'ssl.truststore.location=/t.jks' }, ConfigCommandError, 'These security configs can be dynamically updated only per-listener using the listener prefix: Set(ssl.truststore.location)'],
     [{ entityType: ['brokers'], entityName: ['5'], addConfig: 'broker.id=7' }, ConfigCommandError, 'Cannot update these configs dynamically: Set(broker.id)'],
   ])('refuses %j', async (o, type, expected) => {
     const { zk, run } = setup();
