@@ -6,6 +6,7 @@ import { getLogger, Logger } from '../common/logging/logging';
 import { Semaphore } from '../common/semaphore';
 import { ZkCode, ZkError } from './zk-error';
 import { CERTIFICATE_CREATOR, defaultAcls, isOpenAcl, ZkAcl, ZkDigestCredentials } from './zk-acls';
+import { handleOutcome, HandleOutcome } from './handle-outcome';
 
 /** ZooKeeper's Stat, as the C client reports it. zxids fit a double (epoch << 32 | counter). */
 export interface ZkStat {
@@ -178,8 +179,6 @@ interface SessionCredentials {
   timeoutMs: number;
 }
 
-/** How a handle ended its first wait: connected, or closed by the binding first (with the close state). */
-type HandleOutcome = { connected: true } | { connected: false; code: unknown };
 
 /** A one-shot watch set through a handle: `lost` delivers the `session` event when the handle goes first. */
 interface TrackedWatch {
@@ -420,23 +419,12 @@ export class ZkClient {
     for (const h of [...this.afterReinit]) await this.runHandler(h);
   }
 
-  /**
-   * The handle's outcome, or, when it has none within `withinMs`, a failure after closing the handle: a handle made
-   * while every route to the servers was down (the chaos runs' isolations) was seen to report neither a connection
-   * nor a close for minutes after the routes came back, and the broker stayed out of the cluster.
-   */
-  private async outcomeWithin(handle: NativeZk, withinMs: number): Promise<HandleOutcome> {
-    const outcome = this.outcomes.get(handle) as Promise<HandleOutcome>;
-    const timer = new AbortController();
-    const stopTimer = (): void => timer.abort();
-    this.closing.signal.addEventListener('abort', stopTimer, { once: true });
-    const first = await Promise.race([outcome, SYSTEM_CLOCK.sleep(withinMs, timer.signal).then(() => undefined)]);
-    timer.abort();
-    this.closing.signal.removeEventListener('abort', stopTimer);
-    if (first !== undefined || this.closed) return first ?? { connected: false, code: undefined };
-    this.log.warn(`The new handle neither connected nor was closed by the client library within ${withinMs} ms: closing it.`);
-    handle.close();
-    return { connected: false, code: 'no outcome' };
+  /** The handle's outcome, or a failure after closing it when it has none within `withinMs` (handle-outcome.ts). */
+  private outcomeWithin(handle: NativeZk, withinMs: number): Promise<HandleOutcome> {
+    return handleOutcome(this.outcomes.get(handle) as Promise<HandleOutcome>, withinMs, SYSTEM_CLOCK, this.closing.signal, () => {
+      this.log.warn(`The new handle neither connected nor was closed by the client library within ${withinMs} ms: closing it.`);
+      handle.close();
+    });
   }
 
   private async runHandler(h: () => Promise<void> | void): Promise<void> {

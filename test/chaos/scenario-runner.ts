@@ -142,13 +142,17 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
   } finally {
     watcher?.stop();
     if (!finished) await workload?.abort();
-    zk?.close();
+    // The logs first: one run died of a SIGABRT without a message at about this point (docs/reliability.md,
+    // run D) and took the scenario's logs with it. With CHAOS_VERBOSE=1 the steps below show where such a death is.
     const keep = process.env['CHAOS_LOGS'];
     if (keep) {
       const dir = path.join(keep, s.name.replace(/[^a-z0-9]+/gi, '-'));
       cluster.keepLogs(dir);
       fs.writeFileSync(path.join(dir, 'chaos.log'), `${lines.join('\n')}\n`);
     }
+    log('closing the ZooKeeper client');
+    zk?.close();
+    log('stopping the cluster');
     await cluster.close();
   }
 }

@@ -190,6 +190,9 @@ export const allBrokersKilled: Scenario = {
     const ids = [...ctx.cluster.brokers.keys()];
     ctx.log('SIGKILL every broker');
     await Promise.all(ids.map((id) => ctx.cluster.killBroker(id, 'SIGKILL')));
+    // As Kafka 2.8's, a broker that finds its /brokers/ids/<id> still held by its killed session stops at start-up
+    // ("node already exists and owner ... does not match current session"): restart once ZooKeeper has expired it.
+    await Promise.all(ids.map((id) => waitUntil(async () => (await ctx.zk.exists(`/brokers/ids/${id}`)) === null, { timeoutMs: 60000, message: `the killed broker ${id}'s registration to expire` })));
     await Promise.all(ids.map((id) => ctx.cluster.startBroker(id)));
     ctx.log('every broker restarted');
   },
