@@ -87,8 +87,6 @@ export class KafkaServer {
   private controller: KafkaController | undefined;
   private dynamicConfig: DynamicConfigManager | undefined;
   private socketServer: SocketServer | undefined;
-  /** The dynamic broker config once read: the listeners registered are its current ones. */
-  private dynamicBrokerConfig: DynamicBrokerConfig | undefined;
   /** The inter-broker listener's client security, loaded before anything starts (bad key material stops start-up). */
   private interBrokerSecurity: ClientSecurity | undefined;
   private started = false;
@@ -165,7 +163,6 @@ export class KafkaServer {
     const scheduler = new Scheduler(clock);
     this.shutdownHooks.push(() => scheduler.shutdown());
     const dynamicBrokerConfig = new DynamicBrokerConfig(this.config);
-    this.dynamicBrokerConfig = dynamicBrokerConfig;
     await DynamicConfigManager.loadBrokerConfigs(zk, { brokerId: this.brokerId, config: dynamicBrokerConfig });
     // One object, updated in place by dynamic broker configs: every holder sees the new log defaults.
     const brokerDefaults = dynamicBrokerConfig.logDefaults;
@@ -531,12 +528,13 @@ export class KafkaServer {
    * map of those endpoints.
    */
   private brokerInfo(): BrokerInfo {
+    const endpoints = this.advertisedEndpoints();
     const protocolMap: Record<string, string> = {};
-    for (const e of this.dynamicBrokerConfig?.current.advertisedListeners ?? this.config.advertisedListeners) protocolMap[e.listenerName] = e.securityProtocol;
+    for (const e of endpoints) protocolMap[e.listenerName] = e.securityProtocol;
     const jmx = Number(process.env['JMX_PORT'] ?? -1);
     return {
       id: this.brokerId,
-      endpoints: this.advertisedEndpoints(),
+      endpoints,
       listenerSecurityProtocolMap: protocolMap,
       jmxPort: Number.isInteger(jmx) && jmx > 0 ? jmx : -1,
       timestamp: this.clock.nowMs(),

@@ -355,7 +355,9 @@ export class SocketServer {
    * machine's hostname (Kafka advertises the canonical host name when the listener host is empty).
    */
   advertisedEndPoints(): EndPoint[] {
-    const advertised = this.advertisedListeners ?? this.listeners;
+    // A listener added at run time whose port could not be bound is not served, so it is not advertised either.
+    const served = new Set(this.listeners.map((l) => l.listenerName));
+    const advertised = (this.advertisedListeners ?? this.listeners).filter((e) => served.has(e.listenerName));
     return advertised.map((e) => {
       const b = this.bound.find((x) => x.endPoint.listenerName === e.listenerName);
       const port = e.port === 0 && b !== undefined ? b.port : e.port;

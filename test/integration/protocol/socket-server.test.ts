@@ -67,6 +67,12 @@ describe('SocketServer listeners', () => {
       await expect(RawConnection.open(port)).rejects.toThrow();
       expect(() => server.boundPort('EXTRA')).toThrow('No listener named EXTRA');
       expect(server.advertisedEndPoints().map((e) => e.listenerName)).toEqual(['PLAINTEXT']);
+
+      // A listener whose port is taken is not bound, and so not advertised (clients would be sent to nobody).
+      const taken = { ...extra, listenerName: 'TAKEN', port: server.boundPort('PLAINTEXT') };
+      await server.addListeners([taken], { tls: new Map(), sasl: new Map() });
+      server.updateAdvertisedListeners([plaintext, taken]);
+      expect(server.advertisedEndPoints().map((e) => e.listenerName)).toEqual(['PLAINTEXT']);
     } finally {
       await server.shutdown();
     }
