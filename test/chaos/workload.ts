@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import type { Consumer, Producer } from 'kafkajs';
 import { errorName } from '../../src/common/error-codes';
+import { KafkaError } from '../../src/common/kafka-error';
+import { Producer as ProjectProducer } from '../../src/client/producer';
 import type { Ack, LoggedRecord, SendError } from './history-checker';
 
 // kafkajs' table of Kafka's error codes, with its own message for each: its log of a failed produce response
@@ -27,7 +29,7 @@ export interface WorkloadOptions {
   partitions: number;
   /** Writes started per partition per second. */
   ratePerPartition?: number;
-  /** Sends outstanding per partition, and kafkajs' maxInFlightRequests: 1, or 5 with idempotence. */
+  /** Sends outstanding per partition, and the producer's max.in.flight: 1, or 5 with idempotence. */
   maxInFlight?: 1 | 5;
   idempotent?: boolean;
   /** A consumer group reading throughout (default true). */
@@ -49,7 +51,9 @@ export interface WorkloadRecord {
 }
 
 /**
- * The chaos workload: a kafkajs producer (acks=all, retries, max.in.flight 1, or 5 with idempotence) writing
+ * The chaos workload: a producer (acks=all, retries; kafkajs with max.in.flight 1, or with idempotence the
+ * project's own producer with max.in.flight 5, because kafkajs 2.2.4's idempotent producer hands the sequence
+ * numbers of a failed request back and reuses them, see docs/reliability.md, run F) writing
  * unique values `<run>-p<partition>-<seq>` to every partition at a steady rate, recording each acknowledgement
  * and each error with its time; and a consumer group reading the topic throughout. It runs in the test
  * process, in the root namespace, which is the mesh's client host.
@@ -58,6 +62,8 @@ export class Workload {
   private readonly run = randomBytes(3).toString('hex');
   private readonly kafka: Kafka;
   private producer: Producer | undefined;
+  /** The idempotent runs' producer (enable.idempotence=true, Kafka's sequence and epoch handling, KIP-360). */
+  private idempotentProducer: ProjectProducer | undefined;
   private consumer: Consumer | undefined;
   private producing = false;
   private loops: Promise<void>[] = [];
@@ -80,13 +86,28 @@ export class Workload {
 
   async start(): Promise<void> {
     const inFlight = this.options.maxInFlight ?? 1;
-    this.producer = this.kafka.producer({
-      idempotent: this.options.idempotent ?? false,
-      maxInFlightRequests: inFlight,
-      createPartitioner: Partitioners.DefaultPartitioner,
-      retry: { retries: this.options.idempotent ? 20 : 5, initialRetryTime: 200, maxRetryTime: 2000 },
-    });
-    await this.producer.connect();
+    if (this.options.idempotent === true) {
+      this.idempotentProducer = new ProjectProducer({
+        bootstrapServers: this.options.bootstrap,
+        clientId: 'chaos-workload',
+        acks: -1,
+        enableIdempotence: true,
+        maxInFlightRequestsPerConnection: inFlight,
+        lingerMs: 0,
+        requestTimeoutMs: 10000,
+        // As kafkajs' 20 retries of up to 2 s: a write is given up after about a minute.
+        deliveryTimeoutMs: 60000,
+        retryBackoffMs: 200,
+      });
+    } else {
+      this.producer = this.kafka.producer({
+        idempotent: false,
+        maxInFlightRequests: inFlight,
+        createPartitioner: Partitioners.DefaultPartitioner,
+        retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2000 },
+      });
+      await this.producer.connect();
+    }
     if (this.options.consume ?? true) {
       const consumer = this.kafka.consumer({ groupId: this.record.groupId, sessionTimeout: 10000, heartbeatInterval: 1000, retry: { retries: 1000, initialRetryTime: 200, maxRetryTime: 2000 } });
       this.consumer = consumer;
@@ -139,6 +160,7 @@ export class Workload {
     clearTimeout(timer);
     this.record.endedAt = Date.now();
     await this.producer?.disconnect().catch(() => undefined);
+    await this.idempotentProducer?.close().catch(() => undefined);
     return this.record;
   }
 
@@ -147,6 +169,8 @@ export class Workload {
     this.producing = false;
     await this.consumer?.disconnect().catch(() => undefined);
     await this.producer?.disconnect().catch(() => undefined);
+    // No flush after a failed run: closing its connections fails what is outstanding at once.
+    this.idempotentProducer?.client.close();
   }
 
   /** Waits until the group has read up to `ends` (partition -> high watermark) or `timeoutMs`, then leaves it. */
@@ -196,10 +220,14 @@ export class Workload {
   }
 
   private async sendOne(partition: number, value: string): Promise<void> {
-    const producer = this.producer as Producer;
     try {
-      const [meta] = await producer.send({ topic: this.options.topic, acks: -1, timeout: 10000, messages: [{ partition, value }] });
-      const offset = Number(meta?.baseOffset ?? meta?.offset ?? -1);
+      let offset: number;
+      if (this.idempotentProducer !== undefined) {
+        offset = (await this.idempotentProducer.send(this.options.topic, null, Buffer.from(value), partition)).offset;
+      } else {
+        const [meta] = await (this.producer as Producer).send({ topic: this.options.topic, acks: -1, timeout: 10000, messages: [{ partition, value }] });
+        offset = Number(meta?.baseOffset ?? meta?.offset ?? -1);
+      }
       this.record.acks.push({ partition, offset, value, at: Date.now() });
     } catch (err) {
       this.record.errors.push({ partition, value, at: Date.now(), message: (err as Error).message, error: rootError(err) });
@@ -215,6 +243,7 @@ export class Workload {
 
 /** Kafka's error name and code behind a failed send (kafkajs wraps it in its retry errors), else the error's name. */
 function rootError(err: unknown): string {
+  if (err instanceof KafkaError) return kafkaError(err.code);
   for (let e = err as { name?: string; type?: string; code?: number; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
     if (typeof e.type === 'string' && typeof e.code === 'number') return kafkaError(e.code);
     if (e.cause === undefined) return e.name ?? 'Error';
