@@ -46,7 +46,7 @@ export const leaderCutFromZooKeeper: Scenario = {
 export const leaderCutFromZooKeeperIdempotent: Scenario = {
   ...leaderCutFromZooKeeper,
   name: 'leader cut from all ZooKeeper nodes (idempotent)',
-  settings: 'as above, idempotent producer, max.in.flight 5',
+  settings: 'as above, the project producer (idempotent), max.in.flight 5',
   workload: { idempotent: true, maxInFlight: 5 },
 };
 
