@@ -317,8 +317,11 @@ describe('transactions with kafkajs and confluent-kafka on 3 brokers', () => {
       const id = await coordinatorOf(transactionalId);
       return id !== coordinator ? id + 1 : undefined;
     }, { timeoutMs: 60000, message: 'a new coordinator' }).then((id) => id - 1);
-    // It found the commit prepared in the log it loaded, and sent the markers itself.
-    expect(cluster.broker(newCoordinator).readLog()).toMatch(new RegExp(`Sending txn markers for ${transactionalId} \\(COMMIT\\) after loading transaction state at coordinator epoch \\d+`));
+    // It found the commit prepared in the log it loaded, and sent the markers itself. Waited for: the marker
+    // above may be the old coordinator's request, buffered in the stopped broker's socket before the kill, and
+    // FindCoordinator names the new coordinator before it has loaded the partition.
+    const sending = new RegExp(`Sending txn markers for ${transactionalId} \\(COMMIT\\) after loading transaction state at coordinator epoch \\d+`);
+    await waitUntil(() => sending.test(cluster.broker(newCoordinator).readLog()), { timeoutMs: 60000, message: `broker ${newCoordinator} to send the markers after loading` });
     await waitUntil(
       async () => {
         const outs = await Promise.all([0, 1, 2, 3].map((i) => dumpLog(newCoordinator, '__transaction_state', i, '--transaction-log-decoder').catch(() => '')));
