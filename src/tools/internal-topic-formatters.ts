@@ -1,6 +1,7 @@
 import { javaStringHashCode } from '../common/java-string-hash-code';
 import type { Record } from '../records';
 import { SchemaReader } from './dump-log-decoders';
+import { OffsetsTopicKey, readOffsetCommitValue, readOffsetsTopicKey } from '../rebalance/offset-commit-record';
 
 /*
  * kafka-console-consumer's formatters for Kafka's internal topics, as Kafka 2.8 prints them:
@@ -46,29 +47,19 @@ function topicPartitionHash(topic: string, partition: number): number {
   return (Math.imul(31, 31 + partition) + javaStringHashCode(topic)) | 0;
 }
 
-type OffsetsKey = { kind: 'offset'; group: string; topic: string; partition: number } | { kind: 'group'; group: string };
-
 /** GroupMetadataManager.readMessageKey: versions 0-1 an offset commit, 2 group metadata. */
-function readOffsetsKey(key: Buffer): OffsetsKey {
-  const r = new SchemaReader(key);
-  const version = r.int16();
-  if (version === 0 || version === 1) return { kind: 'offset', group: r.string(), topic: r.string(), partition: r.int32() };
-  if (version === 2) return { kind: 'group', group: r.string() };
-  throw new Error(`Unknown group metadata message version: ${version}`);
+function readOffsetsKey(key: Buffer): OffsetsTopicKey {
+  const k = readOffsetsTopicKey(key);
+  if (k === undefined) throw new Error(`Unknown group metadata message version: ${key.length >= 2 ? key.readInt16BE(0) : -1}`);
+  return k;
 }
 
 /** GroupMetadataManager.readOffsetMessageValue as kafka.common.OffsetAndMetadata.toString prints it. */
 function offsetAndMetadata(value: Buffer): string {
-  const r = new SchemaReader(value);
-  const version = r.int16();
-  if (version < 0 || version > 3) throw new Error(`Unknown offset message version: ${version}`);
-  const offset = r.int64();
-  const leaderEpoch = version >= 3 ? r.int32() : -1;
-  const metadata = r.string();
-  const commitTimestamp = r.int64();
-  // v0 holds one timestamp, v1 an expire timestamp too (-1: none); v2 and v3 none.
-  const expire = version === 1 ? r.int64() : -1;
-  return `OffsetAndMetadata(offset=${offset}, leaderEpoch=${optional(leaderEpoch)}, metadata=${metadata}, commitTimestamp=${commitTimestamp}, expireTimestamp=${option(expire < 0 ? null : expire)})`;
+  const v = readOffsetCommitValue(value);
+  // Only v1 holds an expire timestamp (-1: none), its last field; the shared reader drops it.
+  const expire = value.readInt16BE(0) === 1 ? Number(value.readBigInt64BE(value.length - 8)) : -1;
+  return `OffsetAndMetadata(offset=${v.offset}, leaderEpoch=${optional(v.leaderEpoch)}, metadata=${v.metadata}, commitTimestamp=${v.commitTimestamp}, expireTimestamp=${option(expire < 0 ? null : expire)})`;
 }
 
 /** GroupMetadataManager.readGroupMessageValue (versions 0-3) as GroupMetadata.toString prints it. */
