@@ -385,6 +385,18 @@ async function preferredElection(cluster: TestCluster, zk: ZkClient, partitions:
     },
     { timeoutMs: 600_000, message: 'leaderships balanced by the preferred replica election' },
   );
+  // The election is over when the controller has deleted its znode and every broker serves the leaders ZooKeeper
+  // has: a measurement that starts earlier also times the tail of the election (the controller's queue was still
+  // sending UpdateMetadata when the shutdown request arrived, 0.6 s of one run's controlled shutdown).
+  await waitUntil(async () => (await zk.exists(`${cluster.chroot}/admin/preferred_replica_election`)) === null, { timeoutMs: 600_000, intervalMs: 100, message: 'the controller to finish the preferred replica election' });
+  const leaders = new Map((await zkPartitionStates(zk, cluster.chroot, partitions)).map((v) => [`${v.topic}-${v.partition}`, v.leader]));
+  await waitUntil(
+    async () => {
+      const views = await Promise.all([0, 1, 2].map((id) => metadataPartitions(cluster.broker(id).port, null)));
+      return views.every((m) => m.partitions.every((p) => !leaders.has(`${p.topic}-${p.partition}`) || leaders.get(`${p.topic}-${p.partition}`) === p.leader));
+    },
+    { timeoutMs: 600_000, intervalMs: 250, message: "every broker to serve the preferred election's leaders" },
+  );
 }
 
 function writeDocs(): void {
