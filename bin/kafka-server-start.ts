@@ -1,5 +1,5 @@
 #!/bin/sh
-':' //; exec node ${KAFKA_NODE_HEAP_OPTS:---max-old-space-size=1024 --initial-old-space-size=64} $KAFKA_NODE_OPTS --import "file://$(dirname "$(readlink -f "$0")")/../node_modules/tsx/dist/loader.mjs" "$(readlink -f "$0")" "$@"
+':' //; exec node ${KAFKA_NODE_HEAP_OPTS:---max-old-space-size=1024 --initial-old-space-size=128} $KAFKA_NODE_OPTS --import "file://$(dirname "$(readlink -f "$0")")/../node_modules/tsx/dist/loader.mjs" "$(readlink -f "$0")" "$@"
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { runKafkaServer } from '../src/broker/kafka-main';

@@ -18,6 +18,8 @@ export interface BrokerOptions {
   /** Where server.log and friends go; a fresh temp dir otherwise. */
   logDir?: string;
   port?: number;
+  /** Another checkout to run the broker from (benchmarks comparing trees); this one otherwise. */
+  tree?: string;
 }
 
 /** A broker started as operators start it: `bin/kafka-server-start.ts <properties file>`, as its own process. */
@@ -56,7 +58,8 @@ export class BrokerProcess {
     };
     const propertiesFile = path.join(logDir, 'server.properties');
     fs.writeFileSync(propertiesFile, Object.entries(props).map(([k, v]) => `${k}=${v}\n`).join(''));
-    const child = spawnChild(BIN('kafka-server-start'), [propertiesFile], {
+    const start = options.tree === undefined ? BIN('kafka-server-start') : path.join(options.tree, 'bin', 'kafka-server-start.ts');
+    const child = spawnChild(start, [propertiesFile], {
       name: `broker-${options.brokerId}`,
       env: { ...process.env, LOG_DIR: logDir },
       logFile: path.join(logDir, 'stdout.txt'),
