@@ -2,7 +2,6 @@ import * as readline from 'node:readline';
 import { ZkError } from '../zk/zk-error';
 import type { ZkStat } from '../zk/zk-client';
 import { ZkShellSession } from '../zk/zk-shell-session';
-import { ConfigException } from '../common/config/config-def';
 import { zkClientCredentials } from '../security/zookeeper-login';
 import type { ZkTlsLookup } from '../security/zookeeper-tls';
 import { NO_ZK_TLS_CONFIG, toolZkTls, ZkTlsConfigFileError, zkTlsConfigFromFile } from './tool-zk-client';
@@ -377,14 +376,8 @@ export async function runZooKeeperShell(argv: readonly string[], input: NodeJS.R
   try {
     // ZooKeeper's CLI logs in with the JAAS Client section when KAFKA_OPTS names one; kafka-ts sends its
     // credentials with the digest scheme (see src/zk/zk-acls.ts). Nodes it creates stay open, as the CLI's do.
-    let tls;
-    try {
-      ({ tls } = toolZkTls(configured, env));
-    } catch (err) {
-      if (!(err instanceof ConfigException)) throw err;
-      io.err(`Exception in thread "main" org.apache.kafka.common.config.ConfigException: ${err.message}`);
-      return 1;
-    }
+    // Over TLS when the file or the system properties say so; settings that cannot be honoured fail it here.
+    const { tls } = toolZkTls(configured, env);
     session = await ZkShellSession.connect(server, 30000, zkClientCredentials(env), tls);
   } catch (err) {
     io.err(`Unable to connect to ZooKeeper at ${server}: ${err instanceof Error ? err.message : String(err)}`);
