@@ -3,6 +3,7 @@
 import { createInterface } from 'node:readline';
 import { createCli, runCli } from '../src/tools/cli';
 import { AclCommandOptions, AclUsageError, runAclCommand } from '../src/tools/acl-command';
+import { ZK_SSL_CONFIG_KEYS } from '../src/security/zookeeper-tls';
 
 const many = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -29,7 +30,11 @@ const program = createCli('kafka-acls', 'This tool helps to manage acls on kafka
   .option('--producer', 'Convenience option to add/remove ACLs for producer role. This will generate ACLs that allows WRITE,DESCRIBE and CREATE on topic.')
   .option('--consumer', 'Convenience option to add/remove ACLs for consumer role. This will generate ACLs that allows READ,DESCRIBE on topic and READ on group.')
   .option('--idempotent', 'Enable idempotence for the producer. This should be used in combination with the --producer option.')
-  .option('--force', 'Assume Yes to all queries and do not prompt.');
+  .option('--force', 'Assume Yes to all queries and do not prompt.')
+  .option(
+    '--zk-tls-config-file <Authorizer ZooKeeper TLS configuration>',
+    `Identifies the file where ZooKeeper client TLS connectivity properties for the authorizer are defined.  Any properties other than the following (with or without an "authorizer." prefix) are ignored: ${ZK_SSL_CONFIG_KEYS.join(', ')}. Note that if SASL is not configured and zookeeper.set.acl is supposed to be true due to mutual certificate authentication being used then it is necessary to explicitly specify --authorizer-properties zookeeper.set.acl=true`,
+  );
 
 if (process.argv.length <= 2) {
   program.outputHelp({ error: true });

@@ -1,6 +1,8 @@
 #!/bin/sh
 ':' //; exec node $KAFKA_NODE_OPTS --import "file://$(dirname "$(readlink -f "$0")")/../node_modules/tsx/dist/loader.mjs" "$(readlink -f "$0")" "$@"
-import { connectToolZk } from '../src/tools/tool-zk-client';
+import { ConfigException } from '../src/common/config/config-def';
+import { ZK_SSL_CONFIG_KEYS } from '../src/security/zookeeper-tls';
+import { connectToolZk, ZkTlsConfigFileError, zkTlsConfigFromFile } from '../src/tools/tool-zk-client';
 import { adminClientConfig, adminNetworkClient } from '../src/tools/admin-client-config';
 import { CliError, createCli, runCli } from '../src/tools/cli';
 import { checkConfigCommandArgs, ConfigCommandError, ConfigCommandOptions, KafkaConfigCommand, ZkConfigCommand } from '../src/tools/config-command';
@@ -20,7 +22,8 @@ const program = createCli('kafka-configs', 'This tool helps to manipulate and de
   .option('--alter', 'Alter the configuration for the entity.')
   .option('--add-config <k1=v1,k2=[v1,v2,v2],k3=v3>', 'Key Value pairs of configs to add. Square brackets can be used to group values which contain commas.')
   .option('--delete-config <k1,k2>', 'config keys to remove', collect, [] as string[])
-  .option('--all', 'List all configs for the given topic, broker, or broker-logger entity (includes static configuration when the entity type is brokers)');
+  .option('--all', 'List all configs for the given topic, broker, or broker-logger entity (includes static configuration when the entity type is brokers)')
+  .option('--zk-tls-config-file <ZooKeeper TLS configuration>', `Identifies the file where ZooKeeper client TLS connectivity properties are defined.  Any properties other than ${ZK_SSL_CONFIG_KEYS.join(', ')} are ignored.`);
 
 void runCli(program, async (p) => {
   if (process.argv.length <= 2) throw new CliError('Add/Remove entity config for a topic, client, user or broker');
@@ -38,8 +41,13 @@ void runCli(program, async (p) => {
       out('Use --bootstrap-server instead to specify a broker to connect to.');
       let zk: ZkClient;
       try {
-        zk = await connectToolZk(o.zookeeper, 'ConfigCommand');
+        // ConfigCommand.processCommandWithZk: the file's TLS settings over the system properties; with TLS client
+        // authentication the nodes it writes are secure too.
+        const zkTlsConfig = o.zkTlsConfigFile === undefined ? undefined : zkTlsConfigFromFile(o.zkTlsConfigFile);
+        zk = await connectToolZk(o.zookeeper, 'ConfigCommand', { ...(zkTlsConfig === undefined ? {} : { zkTlsConfig }), tlsClientAuthSecures: true });
       } catch (err) {
+        if (err instanceof ZkTlsConfigFileError) throw new ConfigCommandError(err.exceptionClass, err.message);
+        if (err instanceof ConfigException) throw new ConfigCommandError('org.apache.kafka.common.config.ConfigException', err.message);
         throw new ConfigCommandError('kafka.zookeeper.ZooKeeperClientTimeoutException', (err as Error).message);
       }
       try {

@@ -9,7 +9,8 @@ import { BrokerRegistryZk } from '../zk/broker-registry-zk';
 import { ClusterZk } from '../zk/cluster-zk';
 import { ZkClient } from '../zk/zk-client';
 import { brokerZkSecurity } from '../security/zookeeper-login';
-import { zooKeeperTlsFiles } from '../security/zookeeper-tls';
+import { systemProperty } from '../security/system-property';
+import { zkTlsClientAuthEnabled, zkTlsConfig, zooKeeperTls } from '../security/zookeeper-tls';
 import { BrokerInfo } from '../zk/znodes/broker-info';
 import { DelegationTokenManager, delegationTokenConfigFrom } from '../security/delegation-token-manager';
 import { BrokerMetadata, BrokerMetadataCheckpoint } from './broker-metadata-checkpoint';
@@ -430,12 +431,14 @@ export class KafkaServer {
   private async initZkClient(): Promise<void> {
     const { zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs } = this.config;
     this.log.info(`Connecting to zookeeper on ${zkConnect}`);
-    // ZooKeeper over TLS (zookeeper.ssl.client.enable): the stores as PEM files for the C client, removed at the end.
-    const tls = zooKeeperTlsFiles((key) => this.config.originals.get(key));
+    // ZooKeeper over TLS (zookeeper.ssl.client.enable, or -Dzookeeper.client.secure=true in KAFKA_OPTS, a key of
+    // server.properties winning over its system property): the stores as PEM files for the C client, removed at the end.
+    const zkTls = zkTlsConfig((key) => this.config.originals.get(key), (name) => systemProperty(process.env, name));
+    const tls = zooKeeperTls(zkTls);
     if (tls !== undefined) this.shutdownHooks.push(() => tls.dispose());
-    const tlsClientAuth = tls !== undefined && (this.config.originals.get('zookeeper.clientCnxnSocket') ?? '').trim() !== '';
+    const tlsClientAuth = tls !== undefined && zkTlsClientAuthEnabled(zkTls);
     // Kafka checks this before connecting: secure ACLs without a ZooKeeper login (or TLS client auth) stop the start-up.
-    const security = { ...brokerZkSecurity(this.config.get('zookeeper.set.acl'), process.env, tlsClientAuth), ...(tls === undefined ? {} : { tls: tls.files }) };
+    const security = { ...brokerZkSecurity(this.config.get('zookeeper.set.acl'), process.env, tlsClientAuth), ...(tls === undefined ? {} : { tls: tls.tls }) };
     await ClusterZk.ensureChroot(zkConnect, zkSessionTimeoutMs, zkConnectionTimeoutMs, security);
     this.zk = await ZkClient.connect({
       connectString: zkConnect,

@@ -1,5 +1,6 @@
 import type { ZkDigestCredentials } from '../zk/zk-acls';
 import { jaasFileFromKafkaOpts, JaasLoginModule, loadJaasFileFromEnv } from './jaas-config';
+import { systemProperty } from './system-property';
 
 /** How a ZooKeeper client of kafka-ts authenticates, and whether the nodes it creates get secure ACLs. */
 export interface ZkClientSecurity {
@@ -18,28 +19,6 @@ export class ZkLoginError extends Error {
 const JAVA_LOGIN_CONFIG_PARAM = 'java.security.auth.login.config';
 const ZK_SASL_CLIENT = 'zookeeper.sasl.client';
 const ZK_LOGIN_CONTEXT_NAME_KEY = 'zookeeper.sasl.clientconfig';
-
-/**
- * A `-D<name>=<value>` system property from KAFKA_OPTS (Kafka's scripts pass KAFKA_OPTS to the JVM). Only the
- * ZooKeeper client's properties are read: `zookeeper.sasl.client` and `zookeeper.sasl.clientconfig`.
- */
-function systemProperty(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const opts = env['KAFKA_OPTS'];
-  if (opts === undefined) return undefined;
-  const escaped = name.replace(/\./g, '\\.');
-  const m = new RegExp(`(?:^|\\s)-D${escaped}=("([^"]*)"|'([^']*)'|(\\S+))`).exec(opts);
-  return m === null ? undefined : (m[2] ?? m[3] ?? m[4]);
-}
-
-/**
- * ZooKeeper's client also turns TLS on from the `zookeeper.client.secure` system property when the config does not
- * say (ZKClientConfig). kafka-ts takes ZooKeeper TLS from the broker's zookeeper.ssl.* keys only
- * (docs/security-zookeeper.md), so the property is refused rather than ignored.
- */
-function refuseZkTlsProperty(env: NodeJS.ProcessEnv): void {
-  if ((systemProperty(env, 'zookeeper.client.secure') ?? '').trim().toLowerCase() !== 'true') return;
-  throw new ZkLoginError('-Dzookeeper.client.secure=true in KAFKA_OPTS cannot be honoured: kafka-ts takes ZooKeeper TLS from the broker\'s zookeeper.ssl.* settings only (zookeeper.ssl.client.enable=true); see docs/security-zookeeper.md');
-}
 
 /** JaasUtils.zkSecuritySysConfigString: the three properties that decide, as Kafka prints them in its errors. */
 export function zkSecuritySysConfigString(env: NodeJS.ProcessEnv = process.env): string {
@@ -99,7 +78,6 @@ export function zkClientCredentials(env: NodeJS.ProcessEnv = process.env): ZkDig
  * certificate's x509 identity.
  */
 export function brokerZkSecurity(setAcl: boolean, env: NodeJS.ProcessEnv = process.env, tlsClientAuth = false): ZkClientSecurity {
-  refuseZkTlsProperty(env);
   const auth = zkClientCredentials(env);
   if (auth === undefined && tlsClientAuth) return { secureAcls: setAcl };
   if (setAcl && auth === undefined) {
@@ -110,9 +88,12 @@ export function brokerZkSecurity(setAcl: boolean, env: NodeJS.ProcessEnv = proce
   return auth === undefined ? { secureAcls: false } : { auth, secureAcls: setAcl };
 }
 
-/** The tools' ZooKeeper security: `KafkaZkClient(connect, JaasUtils.isZkSaslEnabled, ...)` in each command. */
-export function toolZkSecurity(env: NodeJS.ProcessEnv = process.env): ZkClientSecurity {
-  refuseZkTlsProperty(env);
+/**
+ * The tools' ZooKeeper security: `KafkaZkClient(connect, JaasUtils.isZkSaslEnabled, ...)` in most commands;
+ * kafka-configs adds `|| KafkaConfig.zkTlsClientAuthEnabled(zkClientConfig)` (`tlsClientAuth`), so that over TLS
+ * with a client certificate its nodes belong to the certificate.
+ */
+export function toolZkSecurity(env: NodeJS.ProcessEnv = process.env, tlsClientAuth = false): ZkClientSecurity {
   const auth = zkClientCredentials(env);
-  return auth === undefined ? { secureAcls: false } : { auth, secureAcls: true };
+  return auth === undefined ? { secureAcls: tlsClientAuth } : { auth, secureAcls: true };
 }

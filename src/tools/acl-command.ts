@@ -30,12 +30,15 @@ import {
   SUPPORTED_OPERATIONS,
 } from '../security/acl-binding';
 import { parseKafkaPrincipal, principalToString } from '../security/kafka-principal';
+import { isZkSaslEnabled, zkClientCredentials } from '../security/zookeeper-login';
+import { ZK_SSL_CONFIG_KEYS } from '../security/zookeeper-tls';
 import { AclStoreZk } from '../zk/acl-store-zk';
 import { ClusterZk } from '../zk/cluster-zk';
 import { ZkClient } from '../zk/zk-client';
 import { adminClientOptions } from './admin-client-config';
 import { CliError } from './cli';
 import { javaExceptionName } from './admin-client-config';
+import { toolZkTls, ZkTlsConfigFileError, zkTlsConfigFromFile } from './tool-zk-client';
 
 /** kafka-acls's options as commander gives them (repeatable ones as lists). */
 export interface AclCommandOptions {
@@ -62,6 +65,8 @@ export interface AclCommandOptions {
   consumer?: boolean;
   idempotent?: boolean;
   force?: boolean;
+  /** ZooKeeper TLS for the authorizer (--authorizer-properties), KIP-515. */
+  zkTlsConfigFile?: string;
 }
 
 /** A refusal of the arguments: Kafka's printUsageAndDie (message, then usage, exit 1). */
@@ -262,17 +267,48 @@ function adminBackend(o: AclCommandOptions): AclBackend {
   };
 }
 
-async function zkBackend(o: AclCommandOptions): Promise<AclBackend> {
+/**
+ * AclCommand's AuthorizerService.withAuthorizer and AclAuthorizer.configure: the authorizer's properties, over a
+ * `zookeeper.set.acl` that defaults to whether a JAAS login is configured (with TLS client authentication only,
+ * it must be given explicitly, as Kafka's help says), under the ZooKeeper TLS keys of --zk-tls-config-file (with
+ * or without the `authorizer.` prefix). Its ZooKeeper session: `authorizer.zookeeper.url` / `.session.timeout.ms` /
+ * `.connection.timeout.ms` over the `zookeeper.*` keys (KafkaConfig's defaults), TLS from `authorizer.`-prefixed
+ * keys over the plain ones over the system properties of KAFKA_OPTS, a login with the JAAS Client section.
+ */
+async function zkBackend(o: AclCommandOptions, env: NodeJS.ProcessEnv = process.env): Promise<AclBackend> {
   const props = new Map<string, string>();
   for (const p of o.authorizerProperties ?? []) {
     const eq = p.indexOf('=');
     if (eq <= 0) throw new AclUsageError(`Invalid argument ${p}: --authorizer-properties takes key=val pairs`);
     props.set(p.slice(0, eq).trim(), p.slice(eq + 1).trim());
   }
-  const connect = props.get('zookeeper.connect');
-  if (connect === undefined) throw new CliError('Error while executing ACL command: Missing required configuration "zookeeper.connect" which has no default value.');
-  await ClusterZk.ensureChroot(connect, 30000, 30000);
-  const zk = await ZkClient.connect({ connectString: connect, sessionTimeoutMs: 30000, connectionTimeoutMs: 30000, name: 'kafka-acls' });
+  let zk: ZkClient;
+  try {
+    if (!props.has('zookeeper.set.acl')) props.set('zookeeper.set.acl', String(isZkSaslEnabled(env)));
+    if (o.zkTlsConfigFile !== undefined) {
+      for (const [key, value] of zkTlsConfigFromFile(o.zkTlsConfigFile, ZK_SSL_CONFIG_KEYS.map((k) => `authorizer.${k}`))) props.set(key, value);
+    }
+    const connect = props.get('zookeeper.connect');
+    if (connect === undefined) throw new Error('Missing required configuration "zookeeper.connect" which has no default value.');
+    const int = (key: string): number | undefined => {
+      const text = props.get(key);
+      if (text === undefined) return undefined;
+      if (!/^\s*-?\d+\s*$/.test(text)) throw new Error(`Invalid value ${text} for configuration ${key}: Not a number of type INT`);
+      return Number(text);
+    };
+    const zkSessionTimeoutMs = int('zookeeper.session.timeout.ms') ?? 18000;
+    const sessionTimeoutMs = int('authorizer.zookeeper.session.timeout.ms') ?? zkSessionTimeoutMs;
+    const connectionTimeoutMs = int('authorizer.zookeeper.connection.timeout.ms') ?? int('zookeeper.connection.timeout.ms') ?? zkSessionTimeoutMs;
+    const connectString = props.get('authorizer.zookeeper.url') ?? connect;
+    const auth = zkClientCredentials(env);
+    const { tls } = toolZkTls((key) => props.get(`authorizer.${key}`) ?? props.get(key), env);
+    const security = { ...(auth === undefined ? {} : { auth }), ...(tls === undefined ? {} : { tls }), secureAcls: (props.get('zookeeper.set.acl') ?? '').trim().toLowerCase() === 'true' };
+    await ClusterZk.ensureChroot(connectString, sessionTimeoutMs, connectionTimeoutMs, security);
+    zk = await ZkClient.connect({ connectString, sessionTimeoutMs, connectionTimeoutMs, name: 'ACL authorizer', ...security });
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(`Error while executing ACL command: ${e instanceof ZkTlsConfigFileError ? `${e.exceptionClass}: ` : ''}${(e as Error).message}`);
+  }
   const authorizer = new AclAuthorizer({ superUsers: '', allowEveryoneIfNoAclFound: false }, new AclStoreZk(zk, SYSTEM_CLOCK));
   await authorizer.start();
   return {

@@ -35,6 +35,8 @@ export interface ConfigCommandOptions {
   addConfig?: string;
   deleteConfig: string[];
   all?: boolean;
+  /** --zk-tls-config-file: ZooKeeper TLS for the --zookeeper form (KIP-515). */
+  zkTlsConfigFile?: string;
 }
 
 /** ConfigEntityName.Default: the znode name of the default entity. */

@@ -1,8 +1,10 @@
-import fs from 'node:fs';
+import { ConfigException } from '../common/config/config-def';
 import { getLogger } from '../common/logging/logging';
-import { parseProperties } from '../common/config/properties';
 import { jaasFileFromKafkaOpts } from '../security/jaas-config';
+import { systemProperty } from '../security/system-property';
 import { isZkSaslEnabled, zkClientCredentials } from '../security/zookeeper-login';
+import { ZK_SSL_CONFIG_KEYS, zkTlsClientAuthEnabled, zkTlsConfig, ZkTlsLookup } from '../security/zookeeper-tls';
+import { NO_ZK_TLS_CONFIG, toolZkTls, ZkTlsConfigFileError, zkTlsConfigFromFile } from './tool-zk-client';
 import { SECURE_ROOT_PATHS } from '../zk/zk-acls';
 import { ZkClient } from '../zk/zk-client';
 import { ZkCode, ZkError } from '../zk/zk-error';
@@ -10,7 +12,8 @@ import { ZkCode, ZkError } from '../zk/zk-error';
 /*
  * Kafka's bin/zookeeper-security-migration.sh (kafka.admin.ZkSecurityMigrator): sets ZkData.defaultAcls on every
  * node under Kafka's secure root paths (and on the root), secure or open, over a session that logs in with the
- * JAAS Client section. Its options are joptsimple's: `--name value` or `--name=value`, unique prefixes accepted.
+ * JAAS Client section or with a TLS client certificate (--zk-tls-config-file, or ZooKeeper's system properties in
+ * KAFKA_OPTS). Its options are joptsimple's: `--name value` or `--name=value`, unique prefixes accepted.
  */
 
 export const USAGE_MESSAGE = 'ZooKeeper Migration Tool Help. This tool updates the ACLs of znodes as part of the process of setting up ZooKeeper authentication.';
@@ -30,8 +33,7 @@ const OPTIONS: readonly OptionSpec[] = [
   { name: 'version', description: 'Display Kafka version.' },
   {
     name: TLS_CONFIG_FILE_OPTION,
-    description:
-      'Identifies the file where ZooKeeper client TLS connectivity properties are defined.  Any properties other than zookeeper.clientCnxnSocket, zookeeper.ssl.cipher.suites, zookeeper.ssl.client.enable, zookeeper.ssl.crl.enable, zookeeper.ssl.enabled.protocols, zookeeper.ssl.endpoint.identification.algorithm, zookeeper.ssl.keystore.location, zookeeper.ssl.keystore.password, zookeeper.ssl.keystore.type, zookeeper.ssl.ocsp.enable, zookeeper.ssl.protocol, zookeeper.ssl.truststore.location, zookeeper.ssl.truststore.password, zookeeper.ssl.truststore.type are ignored.',
+    description: `Identifies the file where ZooKeeper client TLS connectivity properties are defined.  Any properties other than ${ZK_SSL_CONFIG_KEYS.join(', ')} are ignored.`,
     arg: { type: 'String', describedAs: 'ZooKeeper TLS configuration' },
   },
   { name: 'zookeeper.acl', description: "Indicates whether to make the Kafka znodes in ZooKeeper secure or unsecure. The options are 'secure' and 'unsecure'", arg: { type: 'String' } },
@@ -190,14 +192,21 @@ export async function runZkSecurityMigrator(args: readonly string[], io: Migrato
   }
   try {
     const jaasFile = jaasFileFromKafkaOpts(env['KAFKA_OPTS']);
-    if (opts.tlsConfigFile !== undefined) refuseTls(opts.tlsConfigFile);
-    if (jaasFile === undefined) {
+    // Must have either SASL or TLS mutual authentication: the TLS settings are the file's (when given) over the
+    // system properties passed with -D.
+    let configured: ZkTlsLookup = NO_ZK_TLS_CONFIG;
+    if (opts.tlsConfigFile !== undefined) {
+      const file = zkTlsConfigFromFile(opts.tlsConfigFile);
+      configured = (key) => file.get(key);
+    }
+    const tlsClientAuthEnabled = zkTlsClientAuthEnabled(zkTlsConfig(configured, (name) => systemProperty(env, name)));
+    if (jaasFile === undefined && !tlsClientAuthEnabled) {
       io.err(
         `ERROR: No JAAS configuration file has been specified and no TLS client certificate has been specified. Please make sure that you set the system property java.security.auth.login.config or provide a ZooKeeper client TLS configuration via --${TLS_CONFIG_FILE_OPTION} <filename> identifying at least zookeeper.ssl.client.enable, zookeeper.clientCnxnSocket, and zookeeper.ssl.keystore.location`,
       );
       throw new MigratorFailure('java.lang.IllegalArgumentException: Incorrect configuration');
     }
-    if (!isZkSaslEnabled(env)) {
+    if (!tlsClientAuthEnabled && !isZkSaslEnabled(env)) {
       io.out(`ERROR: Security isn't enabled, most likely the file isn't set properly: ${jaasFile}`);
       throw new MigratorFailure('java.lang.IllegalArgumentException: Incorrect configuration');
     }
@@ -206,14 +215,17 @@ export async function runZkSecurityMigrator(args: readonly string[], io: Migrato
     else if (opts.zkAcl === 'unsecure') secure = false;
     else return usageAndDie();
     log.info(`zookeeper.acl option is ${opts.zkAcl}`);
-    const auth = zkClientCredentials(env) as NonNullable<ReturnType<typeof zkClientCredentials>>;
+    // Without a login section the nodes belong to the certificate (x509), as the broker's do.
+    const auth = zkClientCredentials(env);
+    const { tls } = toolZkTls(configured, env);
     const zk = await ZkClient.connect({
       connectString: opts.zkUrl,
       sessionTimeoutMs: opts.sessionTimeoutMs,
       connectionTimeoutMs: opts.connectionTimeoutMs,
       name: 'ZkSecurityMigrator',
       maxInFlightRequests: 100,
-      auth,
+      ...(auth === undefined ? {} : { auth }),
+      ...(tls === undefined ? {} : { tls }),
       secureAcls: secure,
     }).catch((err: Error) => {
       throw new MigratorFailure(`kafka.zookeeper.ZooKeeperClientTimeoutException: ${err.message}`);
@@ -225,22 +237,12 @@ export async function runZkSecurityMigrator(args: readonly string[], io: Migrato
     }
   } catch (err) {
     if (err instanceof MigratorFailure) io.err(err.javaException);
+    else if (err instanceof ZkTlsConfigFileError) io.err(`${err.exceptionClass}: ${err.message}`);
+    else if (err instanceof ConfigException) io.err(`org.apache.kafka.common.config.ConfigException: ${err.message}`);
     else if (err instanceof ZkError) io.err(keeperException(err));
     else io.err(err instanceof Error ? `org.apache.kafka.common.KafkaException: ${err.message}` : String(err));
     return 1;
   }
-}
-
-/** The TLS properties file: kafka-ts has no ZooKeeper TLS (see docs/security.md), so one that enables it is refused. */
-function refuseTls(file: string): void {
-  let props: Map<string, string>;
-  try {
-    props = parseProperties(fs.readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new MigratorFailure(`java.nio.file.NoSuchFileException: ${file}: ${(err as Error).message}`);
-  }
-  const enabled = (props.get('zookeeper.ssl.client.enable') ?? props.get('zookeeper.client.secure') ?? 'false').trim().toLowerCase() === 'true';
-  if (enabled) throw new MigratorFailure(`java.lang.IllegalArgumentException: ${file} enables ZooKeeper TLS, which kafka-ts cannot do: its ZooKeeper client binding connects without TLS`);
 }
 
 /** The walk of ZkSecurityMigrator: "/" alone, then every secure root path and everything under it. */

@@ -3,12 +3,15 @@ import { ZkError } from '../zk/zk-error';
 import type { ZkStat } from '../zk/zk-client';
 import { ZkShellSession } from '../zk/zk-shell-session';
 import { zkClientCredentials } from '../security/zookeeper-login';
+import type { ZkTlsLookup } from '../security/zookeeper-tls';
+import { NO_ZK_TLS_CONFIG, toolZkTls, ZkTlsConfigFileError, zkTlsConfigFromFile } from './tool-zk-client';
 
 /*
  * Kafka's bin/zookeeper-shell.sh: ZooKeeper 3.5's CLI (ZooKeeperMain, through Kafka's
  * ZooKeeperMainWithTlsSupportForKafka) on `host:port[/chroot]`, one command from the arguments or many from
  * stdin. Output, usage lines and error texts are the CLI's; results go to stdout, errors (and, as in
- * ZooKeeper's CLI, "Created /path") to stderr.
+ * ZooKeeper's CLI, "Created /path") to stderr. `-zk-tls-config-file <file>` (anywhere among the arguments) or
+ * ZooKeeper's system properties in KAFKA_OPTS connect it over TLS.
  */
 
 export interface ShellOutput {
@@ -315,6 +318,8 @@ async function executeLine(session: ZkShellSession, words: string[], io: ShellOu
   return runShellCommand(session, cmd, io);
 }
 
+const TLS_CONFIG_FILE_OPTION = '-zk-tls-config-file';
+
 const CONNECTED_EVENT = ['', 'WATCHER::', '', 'WatchedEvent state:SyncConnected type:None path:null'];
 const CLOSED_EVENT = ['', 'WATCHER::', '', 'WatchedEvent state:Closed type:None path:null'];
 
@@ -322,8 +327,30 @@ const CLOSED_EVENT = ['', 'WATCHER::', '', 'WatchedEvent state:Closed type:None 
  * zookeeper-shell's main: `host:port[/chroot] [cmd args...]`. With a command it runs it and exits with its
  * status; without, it reads commands from stdin (JLine disabled, so no prompt) until `quit` or the end of input.
  */
-export async function runZooKeeperShell(argv: readonly string[], input: NodeJS.ReadableStream, io: ShellOutput): Promise<number> {
-  const [server, ...rest] = argv;
+export async function runZooKeeperShell(argv: readonly string[], input: NodeJS.ReadableStream, io: ShellOutput, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (argv.length === 0) {
+    io.err('USAGE: zookeeper-shell zookeeper_host:port[/path] [-zk-tls-config-file file] [args...]');
+    return 1;
+  }
+  // ZooKeeperMainWithTlsSupportForKafka.main: the option and its file are taken out of the arguments, wherever
+  // they are, and the file's settings go over the system properties.
+  const args = [...argv];
+  const at = args.indexOf(TLS_CONFIG_FILE_OPTION);
+  let configured: ZkTlsLookup = NO_ZK_TLS_CONFIG;
+  try {
+    if (at >= 0) {
+      const file = args[at + 1];
+      if (file === undefined) throw new ZkTlsConfigFileError('java.lang.IllegalArgumentException', `Error: no filename provided with option ${TLS_CONFIG_FILE_OPTION}`);
+      args.splice(at, 2);
+      const settings = zkTlsConfigFromFile(file);
+      configured = (key) => settings.get(key);
+    }
+  } catch (err) {
+    if (!(err instanceof ZkTlsConfigFileError)) throw err;
+    io.err(`Exception in thread "main" ${err.exceptionClass}: ${err.message}`);
+    return 1;
+  }
+  const [server, ...rest] = args;
   if (server === undefined) {
     io.err('USAGE: zookeeper-shell zookeeper_host:port[/path] [-zk-tls-config-file file] [args...]');
     return 1;
@@ -339,10 +366,6 @@ export async function runZooKeeperShell(argv: readonly string[], input: NodeJS.R
     io.err(`zookeeper-shell: ${server} is not an option; the first argument is zookeeper_host:port[/path]`);
     return 1;
   }
-  if (rest[0] === '-zk-tls-config-file') {
-    io.err('-zk-tls-config-file: kafka-ts does not connect to ZooKeeper over TLS');
-    return 1;
-  }
   io.out(`Connecting to ${server}`);
   const interactive = rest.length === 0;
   if (interactive) {
@@ -353,7 +376,9 @@ export async function runZooKeeperShell(argv: readonly string[], input: NodeJS.R
   try {
     // ZooKeeper's CLI logs in with the JAAS Client section when KAFKA_OPTS names one; kafka-ts sends its
     // credentials with the digest scheme (see src/zk/zk-acls.ts). Nodes it creates stay open, as the CLI's do.
-    session = await ZkShellSession.connect(server, 30000, zkClientCredentials());
+    // Over TLS when the file or the system properties say so; settings that cannot be honoured fail it here.
+    const { tls } = toolZkTls(configured, env);
+    session = await ZkShellSession.connect(server, 30000, zkClientCredentials(env), tls);
   } catch (err) {
     io.err(`Unable to connect to ZooKeeper at ${server}: ${err instanceof Error ? err.message : String(err)}`);
     return 1;

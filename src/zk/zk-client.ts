@@ -32,17 +32,33 @@ export type WatchEventType = 'created' | 'deleted' | 'changed' | 'child' | 'sess
 /** A watch callback; a promise it returns is awaited for its failure only (logged, never reaching the process). */
 export type Watcher = (event: WatchEventType, path: string) => void | Promise<unknown>;
 
+/** TLS protocol versions as OpenSSL numbers them (TLS1_VERSION = 0x0301 ... TLS1_3_VERSION = 0x0304). */
+export type TlsProtocolNumber = 0x0301 | 0x0302 | 0x0303 | 0x0304;
+
 /**
- * ZooKeeper over TLS: the PEM files the C client's zookeeper_init_ssl reads (its "ca,cert,key,passphrase"), so
- * none may hold a comma. `src/security/zookeeper-tls.ts` writes them from Kafka's zookeeper.ssl.* keys.
+ * ZooKeeper over TLS, as `src/security/zookeeper-tls.ts` makes it from Kafka's zookeeper.ssl.* keys: the PEM files
+ * the C client's zookeeper_init_ssl reads (its "ca,cert,key,passphrase", so none may hold a comma) and what the
+ * TLS build of the binding applies to every connection.
  */
-export interface ZkTlsFiles {
+export interface ZkTls {
   caFile: string;
   /** The client certificate first, then its chain. */
   certFile: string;
   keyFile: string;
   /** The key file's passphrase (no comma); empty for an unencrypted key. */
   keyPassphrase: string;
+  /**
+   * The server's certificate must name the address connected to, or a host name of the connect string that
+   * resolves to it (Kafka's zookeeper.ssl.endpoint.identification.algorithm=HTTPS); a mismatch fails the
+   * connection like a bad chain does.
+   */
+  verifyHostname: boolean;
+  minVersion: TlsProtocolNumber;
+  maxVersion: TlsProtocolNumber;
+  /** OpenSSL's cipher list for TLS 1.2 and below; undefined leaves OpenSSL's default. */
+  cipherList?: string;
+  /** OpenSSL's TLS 1.3 suites; undefined leaves OpenSSL's default. */
+  cipherSuites?: string;
 }
 
 export interface ZkClientOptions {
@@ -74,7 +90,7 @@ export interface ZkClientOptions {
    * the binding (scripts/build-zookeeper-tls.sh). The servers then know the session by its certificate (the
    * `x509` scheme), and with `secureAcls` but no `auth` the nodes this client creates belong to that identity.
    */
-  tls?: ZkTlsFiles;
+  tls?: ZkTls;
   /** Kafka's ZooKeeperClientMetrics and SessionExpireListener meters, when the broker has metrics on. */
   observer?: ZkClientObserver;
 }
@@ -112,6 +128,10 @@ interface NativeZk extends EventEmitter {
   /** ACL entries as the binding's native side reads them: `perm`, not `perms`. */
   a_set_acl(path: string, version: number, acl: { perm: number; scheme: string; auth: string }[], cb: Callback): number;
   add_auth(scheme: string, auth: string, cb: Callback): number;
+  /** The TLS build only: why this handle's last TLS connection attempt failed ('' when it did not). */
+  readonly kafka_ts_tls_error?: string;
+  /** The TLS build only: the version of scripts/zookeeper-tls' patch it was built from. */
+  readonly kafka_ts_tls_patch?: number;
 }
 
 interface NativeZkClass {
@@ -124,6 +144,11 @@ const NativeZooKeeper = require('zookeeper') as NativeZkClass;
 
 /** Where scripts/build-zookeeper-tls.sh puts the binding's TLS build, under the project's root. */
 const TLS_BINDING = path.join('.kafka-ts', 'zookeeper-tls');
+/**
+ * The patch level (scripts/zookeeper-tls) this file needs: 2 added host name verification, protocol versions and
+ * cipher suites. A build from an older patch would silently ignore them, so it is refused instead.
+ */
+const TLS_PATCH_LEVEL = 2;
 let tlsZooKeeper: NativeZkClass | undefined;
 
 /**
@@ -137,7 +162,13 @@ function tlsZooKeeperClass(): NativeZkClass {
     const candidate = path.join(dir, TLS_BINDING);
     if (fs.existsSync(path.join(candidate, 'build', 'Release', 'zookeeper.node'))) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      tlsZooKeeper = require(candidate) as NativeZkClass;
+      const loaded = require(candidate) as NativeZkClass;
+      // A handle object that is never initialised: it opens nothing, and tells which patch the build has.
+      const level = requestTarget(new loaded({})).kafka_ts_tls_patch ?? 1;
+      if (level < TLS_PATCH_LEVEL) {
+        throw new Error(`The TLS build of the zookeeper binding (${candidate}) is out of date (patch level ${level}, ${TLS_PATCH_LEVEL} needed): run scripts/build-zookeeper-tls.sh`);
+      }
+      tlsZooKeeper = loaded;
       return tlsZooKeeper;
     }
     if (path.dirname(dir) === dir) break;
@@ -154,6 +185,18 @@ function tlsZooKeeperClass(): NativeZkClass {
 function requestTarget(handle: NativeZk): NativeZk {
   const inner = (handle as unknown as { native?: NativeZk }).native;
   return inner !== undefined && typeof inner.a_set === 'function' ? inner : handle;
+}
+
+/** The TLS build's init options for `tls` (the patched node-zk.cpp reads them). */
+function tlsInitOptions(tls: ZkTls): Record<string, unknown> {
+  return {
+    cert: `${tls.caFile},${tls.certFile},${tls.keyFile},${tls.keyPassphrase}`,
+    tls_verify_host: tls.verifyHostname,
+    tls_min_version: tls.minVersion,
+    tls_max_version: tls.maxVersion,
+    ...(tls.cipherList === undefined ? {} : { tls_cipher_list: tls.cipherList }),
+    ...(tls.cipherSuites === undefined ? {} : { tls_ciphersuites: tls.cipherSuites }),
+  };
 }
 
 const CREATE_FLAGS: Record<CreateMode, number> = { PERSISTENT: 0, EPHEMERAL: 1, PERSISTENT_SEQUENTIAL: 2, EPHEMERAL_SEQUENTIAL: 3 };
@@ -225,6 +268,8 @@ export class ZkClient {
   private readonly watches = new Map<NativeZk, Set<TrackedWatch>>();
   /** Credentials added after connecting (zookeeper-shell's addauth), sent again on every replacement handle. */
   private readonly addedAuth: { scheme: string; auth: string }[] = [];
+  /** Over TLS: why a closed handle's last TLS connection attempt failed, for the connection timeout's message. */
+  private lastTlsError = '';
 
   private constructor(private readonly options: ZkClientOptions) {
     if (options.secureAcls === true && options.auth === undefined && options.tls === undefined) throw new Error('Secure ZooKeeper ACLs need the credentials (or the TLS certificate) of the identity that owns the znodes');
@@ -316,6 +361,7 @@ export class ZkClient {
     });
     handle.on('close', (_self: unknown, code: unknown) => {
       settle({ connected: false, code });
+      if (tls !== undefined) this.lastTlsError = requestTarget(handle).kafka_ts_tls_error || this.lastTlsError;
       this.closedHandles.set(handle, code);
       const wasUp = up;
       up = false;
@@ -327,7 +373,7 @@ export class ZkClient {
       if (wasUp) this.sessionClosedByLibrary = true;
       if (!this.recovering) this.recovering = this.replaceHandle(code);
     });
-    handle.init(tls === undefined ? {} : { cert: `${tls.caFile},${tls.certFile},${tls.keyFile},${tls.keyPassphrase}` });
+    handle.init(tls === undefined ? {} : tlsInitOptions(tls));
     this.authenticate(handle);
     return handle;
   }
@@ -451,7 +497,10 @@ export class ZkClient {
       void SYSTEM_CLOCK.sleep(timeoutMs, connectedOrClosed.signal).then(() => {
         if (connectedOrClosed.signal.aborted) return;
         this.waiters.delete(done);
-        reject(new ZkTimeoutError('Timed out waiting for connection while in state: CONNECTING'));
+        // Kafka's message; over TLS, with why the last handshake failed (a certificate for another host, say),
+        // which is all that distinguishes a refused connection from an unreachable server.
+        const tlsError = this.options.tls === undefined ? '' : requestTarget(this.handle).kafka_ts_tls_error || this.lastTlsError;
+        reject(new ZkTimeoutError(`Timed out waiting for connection while in state: CONNECTING${tlsError === '' ? '' : ` (ZooKeeper TLS: ${tlsError})`}`));
       });
       this.waiters.add(done);
     });

@@ -1,4 +1,4 @@
-import { CreateMode, ZkAcl, ZkClient, ZkStat } from './zk-client';
+import { CreateMode, ZkAcl, ZkClient, ZkStat, ZkTls } from './zk-client';
 import { ZkError } from './zk-error';
 import type { ZkDigestCredentials } from './zk-acls';
 
@@ -10,8 +10,8 @@ import type { ZkDigestCredentials } from './zk-acls';
 export class ZkShellSession {
   private constructor(private readonly zk: ZkClient) {}
 
-  static async connect(connectString: string, sessionTimeoutMs = 30000, auth?: ZkDigestCredentials): Promise<ZkShellSession> {
-    return new ZkShellSession(await ZkClient.connect({ connectString, sessionTimeoutMs, connectionTimeoutMs: sessionTimeoutMs, name: 'zookeeper-shell', ...(auth ? { auth } : {}) }));
+  static async connect(connectString: string, sessionTimeoutMs = 30000, auth?: ZkDigestCredentials, tls?: ZkTls): Promise<ZkShellSession> {
+    return new ZkShellSession(await ZkClient.connect({ connectString, sessionTimeoutMs, connectionTimeoutMs: sessionTimeoutMs, name: 'zookeeper-shell', ...(auth ? { auth } : {}), ...(tls ? { tls } : {}) }));
   }
 
   private static missing(path: string): ZkError {

@@ -20,6 +20,8 @@ export interface BrokerOptions {
   port?: number;
   /** Another checkout to run the broker from (benchmarks comparing trees); this one otherwise. */
   tree?: string;
+  /** Environment variables over this process's (KAFKA_OPTS, say). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A broker started as operators start it: `bin/kafka-server-start.ts <properties file>`, as its own process. */
@@ -61,7 +63,7 @@ export class BrokerProcess {
     const start = options.tree === undefined ? BIN('kafka-server-start') : path.join(options.tree, 'bin', 'kafka-server-start.ts');
     const child = spawnChild(start, [propertiesFile], {
       name: `broker-${options.brokerId}`,
-      env: { ...process.env, LOG_DIR: logDir },
+      env: { ...process.env, ...options.env, LOG_DIR: logDir },
       logFile: path.join(logDir, 'stdout.txt'),
     });
     return new BrokerProcess(child, options.brokerId, port, logDirs, logDir, propertiesFile);

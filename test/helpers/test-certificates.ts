@@ -44,9 +44,9 @@ function ca(dir: string, name: string): void {
   run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=${name}`], dir);
 }
 
-function identity(dir: string, name: string, subject: string, caName: string): Identity {
+function identity(dir: string, name: string, subject: string, caName: string, subjectAltName = 'DNS:localhost,IP:127.0.0.1'): Identity {
   run('openssl', ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.raw.key`, '-out', `${name}.csr`, '-subj', subject], dir);
-  fs.writeFileSync(path.join(dir, `${name}.ext`), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  fs.writeFileSync(path.join(dir, `${name}.ext`), `subjectAltName=${subjectAltName}\n`);
   run('openssl', ['x509', '-req', '-in', `${name}.csr`, '-CA', `${caName}.pem`, '-CAkey', `${caName}.key`, '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`], dir);
   run('openssl', ['pkcs8', '-topk8', '-nocrypt', '-in', `${name}.raw.key`, '-out', `${name}.key`], dir);
   run('openssl', ['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', `${name}.raw.key`, '-out', `${name}.enc.key`, '-passout', `pass:${STORE_PASSWORD}`], dir);
@@ -84,4 +84,13 @@ export function generateTestCertificates(dir: string): TestCertificates {
     rogue: identity(dir, 'rogue', '/CN=rogue', 'rogue-ca'),
     rogueCaPem: path.join(dir, 'rogue-ca.pem'),
   };
+}
+
+/**
+ * One more identity signed by the test CA of `certs`, with the given subject alternative names (OpenSSL's form,
+ * `DNS:zk.example.com,IP:10.0.0.1`): for host name verification, a server certificate that names other hosts.
+ */
+export function generateIdentity(certs: TestCertificates, name: string, subjectAltName: string): Identity {
+  const firstName = subjectAltName.split(',')[0]?.replace(/^(DNS|IP):/, '') ?? name;
+  return identity(certs.dir, name, `/CN=${firstName}`, 'ca', subjectAltName);
 }

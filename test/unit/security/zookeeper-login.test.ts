@@ -51,15 +51,17 @@ describe("the ZooKeeper login (Kafka's JaasUtils and KafkaServer.initZkClient)",
     expect(() => zkClientCredentials(env(`-Djava.security.auth.login.config=${krb}`))).toThrow(/^The JAAS section Client \(com\.sun\.security\.auth\.module\.Krb5LoginModule\) has no username and password/);
   });
 
-  it('refuses ZooKeeper TLS asked for with -Dzookeeper.client.secure=true', () => {
-    expect(() => brokerZkSecurity(false, env('-Dzookeeper.client.secure=true'))).toThrow(/^-Dzookeeper\.client\.secure=true in KAFKA_OPTS cannot be honoured: kafka-ts takes ZooKeeper TLS from the broker's zookeeper\.ssl\.\* settings only/);
-    expect(() => toolZkSecurity(env('-Dzookeeper.client.secure=true'))).toThrow(/cannot be honoured/);
-    expect(brokerZkSecurity(false, env('-Dzookeeper.client.secure=false'))).toEqual({ secureAcls: false });
+  it('leaves -Dzookeeper.client.secure=true to the TLS settings (src/security/zookeeper-tls.ts): no login decision depends on it', () => {
+    expect(brokerZkSecurity(false, env('-Dzookeeper.client.secure=true'))).toEqual({ secureAcls: false });
+    expect(toolZkSecurity(env('-Dzookeeper.client.secure=true'))).toEqual({ secureAcls: false });
   });
 
   it('takes TLS client authentication instead of a login for zookeeper.set.acl (KafkaConfig.zkTlsClientAuthEnabled)', () => {
     expect(brokerZkSecurity(true, {}, true)).toEqual({ secureAcls: true });
     expect(() => brokerZkSecurity(true, {}, false)).toThrow(/^zookeeper\.set\.acl is true, but ZooKeeper client TLS configuration/);
+    // kafka-configs: `JaasUtils.isZkSaslEnabled || KafkaConfig.zkTlsClientAuthEnabled(zkClientConfig)`.
+    expect(toolZkSecurity({}, true)).toEqual({ secureAcls: true });
+    expect(toolZkSecurity({}, false)).toEqual({ secureAcls: false });
   });
 
   it('names an unreadable JAAS file, and never prints the password', () => {
