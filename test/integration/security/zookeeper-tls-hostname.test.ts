@@ -1,11 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { BrokerProcess } from '../../helpers/broker-process';
 import { generateIdentity, generateTestCertificates, STORE_PASSWORD, TestCertificates } from '../../helpers/test-certificates';
 import { tmpDir } from '../../helpers/tmp-dir';
+import { CLIENT_CERTIFICATE_OWNER, WORLD_READ, ZK_TLS_BUILT, zkTlsClientProps } from '../../helpers/zookeeper-tls-fixture';
 import { startZkStandalone, uniqueChroot, ZkEnsemble } from '../../helpers/zk-ensemble';
 import { zooKeeperTls } from '../../../src/security/zookeeper-tls';
-import { ZkAcl } from '../../../src/zk/zk-acls';
 import { ZkClient } from '../../../src/zk/zk-client';
 
 /*
@@ -14,11 +12,8 @@ import { ZkClient } from '../../../src/zk/zk-client';
  * comes from ZooKeeper's system properties in KAFKA_OPTS alone. Two TLS ZooKeeper servers: one whose certificate
  * names 127.0.0.1 and localhost, one whose certificate names zk.example.com only.
  */
-const TLS_BUILT = fs.existsSync(path.join(__dirname, '../../../.kafka-ts/zookeeper-tls/build/Release/zookeeper.node'));
-const CERTIFICATE_OWNER: ZkAcl = { perms: 31, scheme: 'x509', id: 'CN=client,OU=Eng,O=Acme,C=US' };
-const WORLD_READ: ZkAcl = { perms: 1, scheme: 'world', id: 'anyone' };
 
-(TLS_BUILT ? describe : describe.skip)('ZooKeeper over TLS: host name verification, protocols, system properties', () => {
+(ZK_TLS_BUILT ? describe : describe.skip)('ZooKeeper over TLS: host name verification, protocols, system properties', () => {
   let certs: TestCertificates;
   /** Its certificate names 127.0.0.1 and localhost. */
   let named: ZkEnsemble;
@@ -30,14 +25,7 @@ const WORLD_READ: ZkAcl = { perms: 1, scheme: 'world', id: 'anyone' };
   delete bare['KAFKA_OPTS'];
 
   /** The broker's ZooKeeper TLS keys, as server.properties gives them. */
-  const tlsProps = (): Record<string, string> => ({
-    'zookeeper.ssl.client.enable': 'true',
-    'zookeeper.clientCnxnSocket': 'org.apache.zookeeper.ClientCnxnSocketNetty',
-    'zookeeper.ssl.keystore.location': certs.client.p12,
-    'zookeeper.ssl.keystore.password': STORE_PASSWORD,
-    'zookeeper.ssl.truststore.location': certs.truststoreJks,
-    'zookeeper.ssl.truststore.password': STORE_PASSWORD,
-  });
+  const tlsProps = (): Record<string, string> => zkTlsClientProps(certs);
   const secure = (zk: ZkEnsemble): string => zk.nodes[0]?.secureHostPort ?? '';
   const start = async (brokerId: number, zkConnect: string, props: Record<string, string>, env: NodeJS.ProcessEnv = bare): Promise<BrokerProcess> => {
     const broker = await BrokerProcess.start({ brokerId, zkConnect, props, env });
@@ -103,7 +91,7 @@ const WORLD_READ: ZkAcl = { perms: 1, scheme: 'world', id: 'anyone' };
     ].join(' ');
     await start(3, `${secure(named)}${chroot}`, { 'zookeeper.set.acl': 'true' }, { ...bare, KAFKA_OPTS: kafkaOpts });
     // zookeeper.set.acl with TLS client authentication (KafkaConfig.zkTlsClientAuthEnabled) from the properties.
-    expect((await inspect.getAcl(`${chroot}/brokers/ids/3`)).acl).toEqual([CERTIFICATE_OWNER, WORLD_READ]);
+    expect((await inspect.getAcl(`${chroot}/brokers/ids/3`)).acl).toEqual([CLIENT_CERTIFICATE_OWNER, WORLD_READ]);
   }, 60000);
 
   it('offers only the protocols and cipher suites configured (zookeeper.ssl.enabled.protocols, zookeeper.ssl.cipher.suites)', async () => {

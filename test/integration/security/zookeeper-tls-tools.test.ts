@@ -3,8 +3,9 @@ import path from 'node:path';
 import { runTool } from '../../helpers/run-tool';
 import { generateTestCertificates, STORE_PASSWORD, TestCertificates } from '../../helpers/test-certificates';
 import { tmpDir } from '../../helpers/tmp-dir';
+import { CLIENT_CERTIFICATE_OWNER, WORLD_READ, ZK_TLS_BUILT } from '../../helpers/zookeeper-tls-fixture';
 import { startZkStandalone, uniqueChroot, ZkEnsemble } from '../../helpers/zk-ensemble';
-import { OPEN_ACL_UNSAFE, ZkAcl } from '../../../src/zk/zk-acls';
+import { OPEN_ACL_UNSAFE } from '../../../src/zk/zk-acls';
 import { ZkClient } from '../../../src/zk/zk-client';
 
 /*
@@ -15,11 +16,8 @@ import { ZkClient } from '../../../src/zk/zk-client';
  * in KAFKA_OPTS. The server's certificate names 127.0.0.1, so every run also verifies the host name (HTTPS, the
  * default). One TLS ZooKeeper; a session on its plain port inspects what the tools did.
  */
-const TLS_BUILT = fs.existsSync(path.join(__dirname, '../../../.kafka-ts/zookeeper-tls/build/Release/zookeeper.node'));
-const CERTIFICATE_OWNER: ZkAcl = { perms: 31, scheme: 'x509', id: 'CN=client,OU=Eng,O=Acme,C=US' };
-const WORLD_READ: ZkAcl = { perms: 1, scheme: 'world', id: 'anyone' };
 
-(TLS_BUILT ? describe : describe.skip)('ZooKeeper tools over TLS (--zk-tls-config-file, authorizer properties, KAFKA_OPTS)', () => {
+(ZK_TLS_BUILT ? describe : describe.skip)('ZooKeeper tools over TLS (--zk-tls-config-file, authorizer properties, KAFKA_OPTS)', () => {
   let certs: TestCertificates;
   let ensemble: ZkEnsemble;
   let inspect: ZkClient;
@@ -78,7 +76,7 @@ const WORLD_READ: ZkAcl = { perms: 1, scheme: 'world', id: 'anyone' };
     expect(altered.output).toContain("Completed updating config for entity: client-id 'tls-client'.");
     expect(altered.code).toBe(0);
     // KafkaConfig.zkTlsClientAuthEnabled: TLS, a client connection socket and a keystore make its nodes secure.
-    expect((await inspect.getAcl(`${chroot}/config/clients/tls-client`)).acl).toEqual([CERTIFICATE_OWNER, WORLD_READ]);
+    expect((await inspect.getAcl(`${chroot}/config/clients/tls-client`)).acl).toEqual([CLIENT_CERTIFICATE_OWNER, WORLD_READ]);
     const described = await runTool('kafka-configs', ['--zookeeper', connect, '--zk-tls-config-file', tlsFile, ...entity, '--describe'], { env: bare });
     expect(described.output).toContain("Configs for client-id 'tls-client' are producer_byte_rate=1024");
   }, 60000);
@@ -101,7 +99,7 @@ const WORLD_READ: ZkAcl = { perms: 1, scheme: 'world', id: 'anyone' };
     const added = await runTool('kafka-acls', [...authorizer, '--add', '--allow-principal', 'User:alice', '--operation', 'Read', '--topic', 'tls-topic'], { env: bare });
     expect(added.output).toContain('Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=tls-topic, patternType=LITERAL)`: \n \t(principal=User:alice, host=*, operation=READ, permissionType=ALLOW) \n');
     expect(added.code).toBe(0);
-    expect((await inspect.getAcl(`${chroot}/kafka-acl/Topic/tls-topic`)).acl).toEqual([CERTIFICATE_OWNER, WORLD_READ]);
+    expect((await inspect.getAcl(`${chroot}/kafka-acl/Topic/tls-topic`)).acl).toEqual([CLIENT_CERTIFICATE_OWNER, WORLD_READ]);
     const listed = await runTool('kafka-acls', ['--authorizer-properties', `zookeeper.connect=${connect}`, '--zk-tls-config-file', tlsFile, '--list', '--topic', 'tls-topic'], { env: bare });
     expect(listed.output).toContain('Current ACLs for resource `ResourcePattern(resourceType=TOPIC, name=tls-topic, patternType=LITERAL)`: \n \t(principal=User:alice, host=*, operation=READ, permissionType=ALLOW) \n');
     expect(listed.code).toBe(0);
@@ -114,7 +112,7 @@ const WORLD_READ: ZkAcl = { perms: 1, scheme: 'world', id: 'anyone' };
     const run = await runTool('zookeeper-security-migration', ['--zookeeper.acl=secure', `--zookeeper.connect=${secure}${chroot}`, '--zk-tls-config-file', tlsFile], { env: bare });
     expect(run.code).toBe(0);
     for (const p of [chroot, `${chroot}/config`, `${chroot}/config/topics/old`, `${chroot}/brokers`]) {
-      expect((await inspect.getAcl(p)).acl).toEqual([CERTIFICATE_OWNER, WORLD_READ]);
+      expect((await inspect.getAcl(p)).acl).toEqual([CLIENT_CERTIFICATE_OWNER, WORLD_READ]);
     }
   }, 60000);
 

@@ -1,12 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { BrokerProcess } from '../../helpers/broker-process';
 import { generateTestCertificates, STORE_PASSWORD, TestCertificates } from '../../helpers/test-certificates';
 import { tmpDir } from '../../helpers/tmp-dir';
+import { CLIENT_CERTIFICATE_OWNER, WORLD_READ, ZK_TLS_BUILT, zkTlsClientProps } from '../../helpers/zookeeper-tls-fixture';
 import { waitUntil } from '../../helpers/wait-until';
 import { startZkStandalone, uniqueChroot, ZkEnsemble } from '../../helpers/zk-ensemble';
-import { ZkAcl } from '../../../src/zk/zk-acls';
 import { ZkClient } from '../../../src/zk/zk-client';
 import { ZkError } from '../../../src/zk/zk-error';
 
@@ -17,10 +15,8 @@ import { ZkError } from '../../../src/zk/zk-error';
  * server's certificate names 127.0.0.1, so the default host name verification (HTTPS) passes. Needs
  * the TLS build of the binding (scripts/build-zookeeper-tls.sh, run by scripts/setup.sh).
  */
-const TLS_BUILT = fs.existsSync(path.join(__dirname, '../../../.kafka-ts/zookeeper-tls/build/Release/zookeeper.node'));
-const CLIENT_ID = 'CN=client,OU=Eng,O=Acme,C=US';
 
-(TLS_BUILT ? describe : describe.skip)('ZooKeeper over TLS, znodes owned by the broker certificate (x509)', () => {
+(ZK_TLS_BUILT ? describe : describe.skip)('ZooKeeper over TLS, znodes owned by the broker certificate (x509)', () => {
   let certs: TestCertificates;
   let ensemble: ZkEnsemble;
   let broker: BrokerProcess | undefined;
@@ -45,18 +41,13 @@ const CLIENT_ID = 'CN=client,OU=Eng,O=Acme,C=US';
       brokerId: 0,
       zkConnect: `${ensemble.nodes[0]?.secureHostPort ?? ''}${chroot}`,
       props: {
-        'zookeeper.ssl.client.enable': 'true',
-        'zookeeper.clientCnxnSocket': 'org.apache.zookeeper.ClientCnxnSocketNetty',
-        'zookeeper.ssl.keystore.location': certs.client.p12,
-        'zookeeper.ssl.keystore.password': STORE_PASSWORD,
-        'zookeeper.ssl.truststore.location': certs.truststoreJks,
-        'zookeeper.ssl.truststore.password': STORE_PASSWORD,
+        ...zkTlsClientProps(certs),
         'zookeeper.set.acl': 'true',
         'offsets.topic.replication.factor': '1',
       },
     });
-    const owner: ZkAcl = { perms: 31, scheme: 'x509', id: CLIENT_ID };
-    const world: ZkAcl = { perms: 1, scheme: 'world', id: 'anyone' };
+    const owner = CLIENT_CERTIFICATE_OWNER;
+    const world = WORLD_READ;
     expect((await inspect.getAcl(`${chroot}/brokers/ids/0`)).acl).toEqual([owner, world]);
     expect((await inspect.getAcl(`${chroot}/brokers/ids`)).acl).toEqual([owner, world]);
     expect((await inspect.getAcl(chroot)).acl).toEqual([owner, world]);
