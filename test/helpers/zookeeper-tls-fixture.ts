@@ -25,3 +25,15 @@ export function zkTlsClientProps(certs: TestCertificates): Record<string, string
     'zookeeper.ssl.truststore.password': STORE_PASSWORD,
   };
 }
+
+/** The same client TLS as ZooKeeper's own system properties, as KAFKA_OPTS carries them (-Dzookeeper.client.secure=true ...). */
+export function zkTlsKafkaOpts(certs: TestCertificates): string {
+  return [
+    '-Dzookeeper.client.secure=true',
+    '-Dzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty',
+    `-Dzookeeper.ssl.keyStore.location=${certs.client.p12}`,
+    `-Dzookeeper.ssl.keyStore.password=${STORE_PASSWORD}`,
+    `-Dzookeeper.ssl.trustStore.location=${certs.truststoreJks}`,
+    `-Dzookeeper.ssl.trustStore.password=${STORE_PASSWORD}`,
+  ].join(' ');
+}

@@ -1,7 +1,7 @@
 import { BrokerProcess } from '../../helpers/broker-process';
 import { generateIdentity, generateTestCertificates, STORE_PASSWORD, TestCertificates } from '../../helpers/test-certificates';
 import { tmpDir } from '../../helpers/tmp-dir';
-import { CLIENT_CERTIFICATE_OWNER, WORLD_READ, ZK_TLS_BUILT, zkTlsClientProps } from '../../helpers/zookeeper-tls-fixture';
+import { CLIENT_CERTIFICATE_OWNER, WORLD_READ, ZK_TLS_BUILT, zkTlsClientProps, zkTlsKafkaOpts } from '../../helpers/zookeeper-tls-fixture';
 import { startZkStandalone, uniqueChroot, ZkEnsemble } from '../../helpers/zk-ensemble';
 import { zooKeeperTls } from '../../../src/security/zookeeper-tls';
 import { ZkClient } from '../../../src/zk/zk-client';
@@ -81,14 +81,7 @@ import { ZkClient } from '../../../src/zk/zk-client';
 
   it('starts a broker with ZooKeeper TLS from KAFKA_OPTS alone (-Dzookeeper.client.secure=true ...), its znodes owned by the certificate', async () => {
     const chroot = uniqueChroot('sysprops');
-    const kafkaOpts = [
-      '-Dzookeeper.client.secure=true',
-      '-Dzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty',
-      `-Dzookeeper.ssl.keyStore.location=${certs.client.p12}`,
-      `-Dzookeeper.ssl.keyStore.password=${STORE_PASSWORD}`,
-      `-Dzookeeper.ssl.trustStore.location=${certs.truststoreJks}`,
-      `-Dzookeeper.ssl.trustStore.password=${STORE_PASSWORD}`,
-    ].join(' ');
+    const kafkaOpts = zkTlsKafkaOpts(certs);
     await start(3, `${secure(named)}${chroot}`, { 'zookeeper.set.acl': 'true' }, { ...bare, KAFKA_OPTS: kafkaOpts });
     // zookeeper.set.acl with TLS client authentication (KafkaConfig.zkTlsClientAuthEnabled) from the properties.
     expect((await inspect.getAcl(`${chroot}/brokers/ids/3`)).acl).toEqual([CLIENT_CERTIFICATE_OWNER, WORLD_READ]);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { runTool } from '../../helpers/run-tool';
 import { generateTestCertificates, STORE_PASSWORD, TestCertificates } from '../../helpers/test-certificates';
 import { tmpDir } from '../../helpers/tmp-dir';
-import { CLIENT_CERTIFICATE_OWNER, WORLD_READ, ZK_TLS_BUILT } from '../../helpers/zookeeper-tls-fixture';
+import { CLIENT_CERTIFICATE_OWNER, WORLD_READ, ZK_TLS_BUILT, zkTlsKafkaOpts } from '../../helpers/zookeeper-tls-fixture';
 import { startZkStandalone, uniqueChroot, ZkEnsemble } from '../../helpers/zk-ensemble';
 import { OPEN_ACL_UNSAFE } from '../../../src/zk/zk-acls';
 import { ZkClient } from '../../../src/zk/zk-client';
@@ -119,14 +119,7 @@ import { ZkClient } from '../../../src/zk/zk-client';
   it('kafka-topics --zookeeper connects over TLS with ZooKeeper\'s system properties in KAFKA_OPTS', async () => {
     const chroot = uniqueChroot('topics');
     await inspect.ensurePath(chroot);
-    const kafkaOpts = [
-      '-Dzookeeper.client.secure=true',
-      '-Dzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty',
-      `-Dzookeeper.ssl.keyStore.location=${certs.client.p12}`,
-      `-Dzookeeper.ssl.keyStore.password=${STORE_PASSWORD}`,
-      `-Dzookeeper.ssl.trustStore.location=${certs.truststoreJks}`,
-      `-Dzookeeper.ssl.trustStore.password=${STORE_PASSWORD}`,
-    ].join(' ');
+    const kafkaOpts = zkTlsKafkaOpts(certs);
     const created = await runTool('kafka-topics', ['--zookeeper', `${secure}${chroot}`, '--create', '--topic', 'sys-topic', '--replica-assignment', '0'], { env: { ...bare, KAFKA_OPTS: kafkaOpts } });
     expect(created.output).toContain('Created topic sys-topic.');
     expect(created.code).toBe(0);
