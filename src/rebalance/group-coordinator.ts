@@ -871,13 +871,20 @@ export class GroupCoordinator {
     // A marker that reaches a partition still loading settles what the load finds pending (Kafka schedules the
     // completion after the load).
     await Promise.all(offsetsPartitions.map((p) => this.loading.get(p)));
-    for (const { groupId, offsets } of this.pendingTxnOffsets.take(producerId, (g) => partitions.has(this.partitionFor(g)))) {
-      if (!commit) continue;
-      this.remember(groupId, offsets, this.commitRecords(groupId, offsets, this.clock.nowMs()).values);
-      const errors = await this.storeOffsets(groupId, offsets);
-      errors.forEach((e, i) => {
-        if (e !== ErrorCode.NONE.code) log.warn(`Failed to store the transactional offset ${offsets[i]!.offset} of ${tpString(offsets[i]!)} for group ${groupId} (producer ${producerId}): error ${e}`);
-      });
+    const taken = this.pendingTxnOffsets.take(producerId, (g) => partitions.has(this.partitionFor(g)));
+    if (!commit) return;
+    // Every group's offsets stay unstable until their own ZooKeeper write is done, the later groups' too.
+    const releases = taken.map(({ groupId, offsets }) => this.pendingTxnOffsets.holdWhileStoring(groupId, offsets));
+    try {
+      for (const { groupId, offsets } of taken) {
+        this.remember(groupId, offsets, this.commitRecords(groupId, offsets, this.clock.nowMs()).values);
+        const errors = await this.storeOffsets(groupId, offsets);
+        errors.forEach((e, i) => {
+          if (e !== ErrorCode.NONE.code) log.warn(`Failed to store the transactional offset ${offsets[i]!.offset} of ${tpString(offsets[i]!)} for group ${groupId} (producer ${producerId}): error ${e}`);
+        });
+      }
+    } finally {
+      for (const release of releases) release();
     }
   }
 

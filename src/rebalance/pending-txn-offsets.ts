@@ -13,6 +13,8 @@ type CommitPartition = TopicPartitionOffset & { metadata: string | null; leaderE
  */
 export class PendingTxnOffsets {
   private readonly byGroup = new Map<string, Map<number, Map<string, CommitPartition>>>();
+  /** Committed offsets on their way to ZooKeeper, counted per group and partition (see holdWhileStoring). */
+  private readonly storing = new Map<string, Map<string, number>>();
 
   add(groupId: string, producerId: number, offsets: readonly CommitPartition[]): void {
     let byProducer = this.byGroup.get(groupId);
@@ -22,15 +24,39 @@ export class PendingTxnOffsets {
     for (const o of offsets) pending.set(tpString(o), o);
   }
 
-  /** Whether some producer's open transaction holds an offset of this partition (OffsetFetch's require_stable). */
+  /**
+   * Whether some producer's open transaction holds an offset of this partition (OffsetFetch's require_stable), or a
+   * committed transaction's offset is still being stored.
+   */
   hasPending(groupId: string, tp: { topic: string; partition: number }): boolean {
     const key = tpString(tp);
+    if (this.storing.get(groupId)?.has(key) === true) return true;
     for (const pending of this.byGroup.get(groupId)?.values() ?? []) if (pending.has(key)) return true;
     return false;
   }
 
-  hasPendingForGroup(groupId: string): boolean {
-    return (this.byGroup.get(groupId)?.size ?? 0) > 0;
+  /**
+   * Keeps `offsets` counted as pending until the returned release is called. Kafka's coordinator makes a committed
+   * transaction's offsets current in memory at once; here they go to ZooKeeper, and an OffsetFetch answered from
+   * ZooKeeper before that write lands would give the offset before the transaction, as stable.
+   */
+  holdWhileStoring(groupId: string, offsets: readonly { topic: string; partition: number }[]): () => void {
+    let byTp = this.storing.get(groupId);
+    if (byTp === undefined) this.storing.set(groupId, (byTp = new Map()));
+    const held = byTp;
+    const keys = offsets.map(tpString);
+    for (const key of keys) held.set(key, (held.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const key of keys) {
+        const n = (held.get(key) ?? 1) - 1;
+        if (n > 0) held.set(key, n);
+        else held.delete(key);
+      }
+      if (held.size === 0 && this.storing.get(groupId) === held) this.storing.delete(groupId);
+    };
   }
 
   /** Forgets every group `isIncluded` names (their `__consumer_offsets` partition left this broker). */

@@ -216,4 +216,26 @@ describe('GroupCoordinator', () => {
     expect(store.offsets.get('g/t/0')).toBe(5);
     expect(coordinator.hasPendingTxnOffset('g', tp)).toBe(false);
   });
+
+  it('keeps a committed transaction\'s offsets unstable until their ZooKeeper write lands', async () => {
+    create();
+    const tp = { topic: 't', partition: 0 };
+    await store.commit('g', [{ ...tp, offset: 200 }]);
+    expect(await coordinator.txnCommitOffsets('g', 7, 0, -1, '', null, [{ ...tp, offset: 240, metadata: null }])).toEqual([0]);
+    // The write to ZooKeeper is slow: until it is done, ZooKeeper still says 200, which is not the stable answer.
+    let land: () => void = () => undefined;
+    const commit = store.commit.bind(store);
+    store.commit = async (group, offsets) => {
+      await new Promise<void>((resolve) => (land = resolve));
+      return commit(group, offsets);
+    };
+    const completion = coordinator.handleTxnCompletion(7, [0], true);
+    await flush();
+    expect(store.offsets.get('g/t/0')).toBe(200);
+    expect(coordinator.hasPendingTxnOffset('g', tp)).toBe(true);
+    land();
+    await completion;
+    expect(store.offsets.get('g/t/0')).toBe(240);
+    expect(coordinator.hasPendingTxnOffset('g', tp)).toBe(false);
+  });
 });
