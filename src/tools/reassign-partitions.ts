@@ -134,7 +134,8 @@ export async function executeReassignment(zk: ZkClient, file: string, out: (l: s
     out(`The inter-broker throttle limit was set to ${throttle} B/s`);
   }
   try {
-    await zk.create(ZkPaths.reassignPartitions, ReassignPartitionsZNode.encode(plan));
+    // Kafka's createPartitionReassignment is a createRecursive: /admin may not exist yet in a fresh chroot.
+    await zk.createRecursive(ZkPaths.reassignPartitions, ReassignPartitionsZNode.encode(plan));
   } catch (err) {
     if (err instanceof ZkError && err.code === 'NODEEXISTS') {
       out('There is an existing assignment running.');

@@ -12,8 +12,9 @@ import { ZkClient } from '../../../src/zk/zk-client';
  * The tools that talk to ZooKeeper, over TLS as Kafka 2.8's do (KIP-515): zookeeper-shell and kafka-configs with
  * -zk-tls-config-file / --zk-tls-config-file, kafka-acls with ZooKeeper TLS keys among its authorizer properties
  * (and `authorizer.`-prefixed ones winning), zookeeper-security-migration with --zk-tls-config-file and no JAAS
- * login (the znodes then belong to the certificate), kafka-topics --zookeeper with ZooKeeper's system properties
- * in KAFKA_OPTS. The server's certificate names 127.0.0.1, so every run also verifies the host name (HTTPS, the
+ * login (the znodes then belong to the certificate), kafka-topics, kafka-reassign-partitions,
+ * kafka-preferred-replica-election and kafka-consumer-groups --zookeeper with ZooKeeper's system properties in
+ * KAFKA_OPTS. The server's certificate names 127.0.0.1, so every run also verifies the host name (HTTPS, the
  * default). One TLS ZooKeeper; a session on its plain port inspects what the tools did.
  */
 
@@ -126,4 +127,34 @@ import { ZkClient } from '../../../src/zk/zk-client';
     // TopicCommand's client is secure with a JAAS login only (JaasUtils.isZkSaslEnabled): its nodes stay open.
     expect((await inspect.getAcl(`${chroot}/brokers/topics/sys-topic`)).acl).toEqual(OPEN_ACL_UNSAFE);
   }, 60000);
+
+  it('kafka-reassign-partitions, kafka-preferred-replica-election and kafka-consumer-groups --zookeeper connect over TLS with KAFKA_OPTS', async () => {
+    const chroot = uniqueChroot('admin');
+    // Three registered brokers (the reassignment names live ones only) and a ZooKeeper consumer group's offset.
+    for (const id of [0, 1, 2]) {
+      const registration = { listener_security_protocol_map: { PLAINTEXT: 'PLAINTEXT' }, endpoints: [`PLAINTEXT://127.0.0.1:${9090 + id}`], jmx_port: -1, host: '127.0.0.1', timestamp: '1', port: 9090 + id, version: 4 };
+      await inspect.createRecursive(`${chroot}/brokers/ids/${id}`, Buffer.from(JSON.stringify(registration)));
+    }
+    await inspect.createRecursive(`${chroot}/consumers/zk-group/offsets/moved/0`, Buffer.from('5'));
+    const connect = `${secure}${chroot}`;
+    const env = { ...bare, KAFKA_OPTS: zkTlsKafkaOpts(certs) };
+    expect((await runTool('kafka-topics', ['--zookeeper', connect, '--create', '--topic', 'moved', '--replica-assignment', '0:1'], { env })).code).toBe(0);
+
+    const plan = path.join(tmpDir('zk-tls-reassign-'), 'plan.json');
+    fs.writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'moved', partition: 0, replicas: [1, 2] }] }));
+    const reassigned = await runTool('kafka-reassign-partitions', ['--zookeeper', connect, '--execute', '--reassignment-json-file', plan], { env });
+    expect(reassigned.output).toContain('Successfully started reassignment of partitions.');
+    expect(reassigned.code).toBe(0);
+    const admin = JSON.parse((await inspect.getData(`${chroot}/admin/reassign_partitions`))?.data?.toString() ?? '{}') as unknown;
+    expect(admin).toEqual({ version: 1, partitions: [{ topic: 'moved', partition: 0, replicas: [1, 2] }] });
+
+    const elected = await runTool('kafka-preferred-replica-election', ['--zookeeper', connect], { env });
+    expect(elected.output).toMatch(/Successfully started preferred replica election for partitions Set\(moved-0\)/);
+    expect(elected.code).toBe(0);
+    expect(await inspect.exists(`${chroot}/admin/preferred_replica_election`)).not.toBeNull();
+
+    const groups = await runTool('kafka-consumer-groups', ['--zookeeper', connect, '--list'], { env });
+    expect(groups.output.split('\n')).toContain('zk-group');
+    expect(groups.code).toBe(0);
+  }, 90000);
 });
