@@ -44,7 +44,6 @@ interface Broker {
 const COMPILED = __filename.endsWith('.js');
 const PACKAGE_ROOT = path.resolve(__dirname, COMPILED ? '../../..' : '../..');
 
-
 /**
  * The broker's V8 heap options, as bin/kafka-server-start.ts sets them when KAFKA_NODE_HEAP_OPTS is unset (its
  * shell line cannot import this). The initial old space leaves room for the garbage of a busy broker: V8 counts
@@ -54,6 +53,7 @@ const PACKAGE_ROOT = path.resolve(__dirname, COMPILED ? '../../..' : '../..');
 function brokerHeapOptions(): string[] {
   return (process.env['KAFKA_NODE_HEAP_OPTS'] ?? '--max-old-space-size=1024 --initial-old-space-size=128').split(' ').filter(Boolean);
 }
+
 /**
  * A real kafka-ts cluster for tests: ZooKeeper and N broker processes (bin/kafka-server-start, as operators start
  * them) on free ports of 127.0.0.1, all data in one temp dir. Nothing outlives it: stop() ends every process and
