@@ -41,21 +41,17 @@ export class PendingTxnOffsets {
    * ZooKeeper before that write lands would give the offset before the transaction, as stable.
    */
   holdWhileStoring(groupId: string, offsets: readonly { topic: string; partition: number }[]): () => void {
-    let byTp = this.storing.get(groupId);
-    if (byTp === undefined) this.storing.set(groupId, (byTp = new Map()));
-    const held = byTp;
+    const byTp = this.storing.get(groupId) ?? new Map<string, number>();
+    this.storing.set(groupId, byTp);
     const keys = offsets.map(tpString);
-    for (const key of keys) held.set(key, (held.get(key) ?? 0) + 1);
-    let released = false;
+    for (const key of keys) byTp.set(key, (byTp.get(key) ?? 0) + 1);
     return () => {
-      if (released) return;
-      released = true;
       for (const key of keys) {
-        const n = (held.get(key) ?? 1) - 1;
-        if (n > 0) held.set(key, n);
-        else held.delete(key);
+        const n = (byTp.get(key) ?? 1) - 1;
+        if (n > 0) byTp.set(key, n);
+        else byTp.delete(key);
       }
-      if (held.size === 0 && this.storing.get(groupId) === held) this.storing.delete(groupId);
+      if (byTp.size === 0) this.storing.delete(groupId);
     };
   }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { brokerInfo } from '../../helpers/recording-controller-channel';
 import { runTool } from '../../helpers/run-tool';
 import { generateTestCertificates, STORE_PASSWORD, TestCertificates } from '../../helpers/test-certificates';
 import { tmpDir } from '../../helpers/tmp-dir';
@@ -7,6 +8,7 @@ import { CLIENT_CERTIFICATE_OWNER, WORLD_READ, ZK_TLS_BUILT, zkTlsKafkaOpts } fr
 import { startZkStandalone, uniqueChroot, ZkEnsemble } from '../../helpers/zk-ensemble';
 import { OPEN_ACL_UNSAFE } from '../../../src/zk/zk-acls';
 import { ZkClient } from '../../../src/zk/zk-client';
+import { BrokerInfoZNode } from '../../../src/zk/znodes/broker-info';
 
 /*
  * The tools that talk to ZooKeeper, over TLS as Kafka 2.8's do (KIP-515): zookeeper-shell and kafka-configs with
@@ -131,10 +133,7 @@ import { ZkClient } from '../../../src/zk/zk-client';
   it('kafka-reassign-partitions, kafka-preferred-replica-election and kafka-consumer-groups --zookeeper connect over TLS with KAFKA_OPTS', async () => {
     const chroot = uniqueChroot('admin');
     // Three registered brokers (the reassignment names live ones only) and a ZooKeeper consumer group's offset.
-    for (const id of [0, 1, 2]) {
-      const registration = { listener_security_protocol_map: { PLAINTEXT: 'PLAINTEXT' }, endpoints: [`PLAINTEXT://127.0.0.1:${9090 + id}`], jmx_port: -1, host: '127.0.0.1', timestamp: '1', port: 9090 + id, version: 4 };
-      await inspect.createRecursive(`${chroot}/brokers/ids/${id}`, Buffer.from(JSON.stringify(registration)));
-    }
+    for (const id of [0, 1, 2]) await inspect.createRecursive(`${chroot}/brokers/ids/${id}`, BrokerInfoZNode.encode(brokerInfo(id)));
     await inspect.createRecursive(`${chroot}/consumers/zk-group/offsets/moved/0`, Buffer.from('5'));
     const connect = `${secure}${chroot}`;
     const env = { ...bare, KAFKA_OPTS: zkTlsKafkaOpts(certs) };
