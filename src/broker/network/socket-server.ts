@@ -429,7 +429,16 @@ export class SocketServer {
       secure.destroy();
       this.logRefusal('ssl-handshake', () => `[SocketServer brokerId=${this.options.brokerId}] Failed authentication with /${remote} (${why})`, this.selectorLogger);
     };
-    server.on('tlsClientError', (e: Error, secure: TLSSocket) => fail(secure, `SSL handshake failed: ${e.message}`));
+    server.on('tlsClientError', (e: Error, secure: TLSSocket) => {
+      if (!isTlsFailure(e)) {
+        // The peer went away or never finished (a client's own timeout, a reset): Kafka's Selector calls that a
+        // disconnection, not a failed authentication, and logs it at DEBUG.
+        secure.destroy();
+        this.selectorLogger.debug(`[SocketServer brokerId=${this.options.brokerId}] Connection with /${secure.remoteAddress ?? 'unknown'} disconnected during the SSL handshake: ${e.message}`);
+        return;
+      }
+      fail(secure, `SSL handshake failed: ${e.message}`);
+    });
     server.on('secureConnection', (secure: TLSSocket) => {
       const cert = options.clientAuth === 'none' ? undefined : secure.getPeerX509Certificate();
       if (options.clientAuth === 'required' && cert === undefined) return fail(secure, 'SSL handshake failed: no client certificate');
@@ -553,6 +562,15 @@ function scalaEndPoints(endPoints: readonly EndPoint[]): string {
 /** SSL and SASL_SSL listeners speak TLS (SASL_SSL's SASL exchange runs inside it). */
 function usesTls(securityProtocol: string): boolean {
   return securityProtocol === 'SSL' || securityProtocol === 'SASL_SSL';
+}
+
+/**
+ * Whether a handshake error is TLS's own verdict (an alert, a bad record, a refused certificate) rather than the
+ * connection ending under it: OpenSSL's errors carry its library and reason, socket errors a system code.
+ */
+function isTlsFailure(e: Error): boolean {
+  const { code, library } = e as Error & { code?: string; library?: string };
+  return library !== undefined || (code?.startsWith('ERR_SSL_') ?? false);
 }
 
 function tlsServerFor(listenerName: string, options: ServerTlsOptions, idleTimeoutMs: number): TlsServer {
