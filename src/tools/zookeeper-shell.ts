@@ -182,9 +182,25 @@ export function keeperErrorText(err: ZkError): string {
     case 'INVALIDACL':
       return `Acl is not valid : ${err.path}`;
     default:
-      return err.message;
+      return `KeeperErrorCode = ${KEEPER_CODE_MESSAGES[err.code] ?? err.code} for ${err.path}`;
   }
 }
+
+/** KeeperException.getCodeMessage: how ZooKeeper's CLI names the codes the cases above do not word themselves. */
+const KEEPER_CODE_MESSAGES: Partial<Record<ZkError['code'], string>> = {
+  SYSTEMERROR: 'SystemError',
+  RUNTIMEINCONSISTENCY: 'RuntimeInconsistency',
+  DATAINCONSISTENCY: 'DataInconsistency',
+  CONNECTIONLOSS: 'ConnectionLoss',
+  MARSHALLINGERROR: 'MarshallingError',
+  UNIMPLEMENTED: 'Unimplemented',
+  OPERATIONTIMEOUT: 'OperationTimeout',
+  BADARGUMENTS: 'BadArguments',
+  APIERROR: 'APIError',
+  AUTHFAILED: 'AuthFailed',
+  SESSIONEXPIRED: 'Session expired',
+  SESSIONMOVED: 'Session moved',
+};
 
 /** PathUtils.validatePath's first complaint, or undefined for a valid path. */
 export function pathError(path: string, sequential = false): string | undefined {

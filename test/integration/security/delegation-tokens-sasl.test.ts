@@ -6,6 +6,7 @@ import { CreateDelegationTokenApi } from '../../../src/protocol/apis/create-dele
 import { DescribeDelegationTokenApi } from '../../../src/protocol/apis/describe-delegation-token';
 import { BrokerProcess } from '../../helpers/broker-process';
 import { freePort } from '../../helpers/free-port';
+import { createChroot } from '../../helpers/create-chroot';
 import { runTool } from '../../helpers/run-tool';
 import { tmpDir } from '../../helpers/tmp-dir';
 import { startZkEnsemble, uniqueChroot, ZkEnsemble } from '../../helpers/zk-ensemble';
@@ -38,8 +39,7 @@ function saslClient(username: string, password: string, tokenAuth = false): Netw
 beforeAll(async () => {
   ensemble = await startZkEnsemble({ size: 3 });
   const zkConnect = ensemble.connectStringWithChroot(uniqueChroot('dt-sasl'));
-  const chroot = await runTool('zookeeper-shell', [ensemble.connectString, 'create', zkConnect.slice(zkConnect.indexOf('/')), '']);
-  expect(chroot.code).toBe(0);
+  await createChroot(ensemble.connectString, zkConnect.slice(zkConnect.indexOf('/')));
   const user = await runTool('kafka-configs', ['--zookeeper', zkConnect, '--alter', '--add-config', 'SCRAM-SHA-256=[iterations=4096,password=alice-secret]', '--entity-type', 'users', '--entity-name', 'alice']);
   expect(user.code).toBe(0);
   const jaas = path.join(tmpDir('dt-sasl-jaas-'), 'kafka_server_jaas.conf');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnChild, TestChild } from '../../helpers/child-processes';
 import { freePort } from '../../helpers/free-port';
-import { runTool } from '../../helpers/run-tool';
+import { createChroot } from '../../helpers/create-chroot';
 import { tmpDir } from '../../helpers/tmp-dir';
 import { startZkEnsemble, uniqueChroot, ZkEnsemble } from '../../helpers/zk-ensemble';
 
@@ -52,7 +52,7 @@ it('docs/security.md: the SASL_SSL + ACL walkthrough works as written', async ()
   expect(blocks.map((b) => b.lang)).toEqual(['sh', 'sh', 'text', 'properties', 'sh', 'properties', 'properties', 'sh', 'text', 'sh', 'text', 'sh', 'text']);
   ensemble = await startZkEnsemble({ size: 3 });
   const chroot = uniqueChroot('walkthrough');
-  expect((await runTool('zookeeper-shell', [ensemble.connectString, 'create', chroot, ''])).code).toBe(0);
+  await createChroot(ensemble.connectString, chroot);
   const zkConnect = ensemble.connectString + chroot;
   const port = String(await freePort());
   const dir = tmpDir('kafka-ts-walkthrough-');

@@ -4,6 +4,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { BIN, BrokerProcess } from '../../helpers/broker-process';
 import { spawnChild } from '../../helpers/child-processes';
 import { freePort } from '../../helpers/free-port';
+import { createChroot } from '../../helpers/create-chroot';
 import { runTool } from '../../helpers/run-tool';
 import { STORE_PASSWORD, TestCertificates, generateTestCertificates } from '../../helpers/test-certificates';
 import { tmpDir } from '../../helpers/tmp-dir';
@@ -36,7 +37,7 @@ beforeAll(async () => {
   certs = generateTestCertificates(tmpDir('kafka-ts-sasl-ssl-'));
   ensemble = await startZkEnsemble({ size: 3 });
   const zkConnect = ensemble.connectStringWithChroot(uniqueChroot('sasl-ssl'));
-  expect((await runTool('zookeeper-shell', [ensemble.connectString, 'create', zkConnect.slice(zkConnect.indexOf('/')), ''])).code).toBe(0);
+  await createChroot(ensemble.connectString, zkConnect.slice(zkConnect.indexOf('/')));
   for (const [user, mechanism] of [['broker', 'SCRAM-SHA-512'], ['alice', 'SCRAM-SHA-256']] as const) {
     const r = await runTool('kafka-configs', ['--zookeeper', zkConnect, '--alter', '--add-config', `${mechanism}=[iterations=4096,password=${user}-secret]`, '--entity-type', 'users', '--entity-name', user]);
     expect(r.code).toBe(0);

@@ -4,6 +4,7 @@ import { Kafka, logLevel, SASLOptions } from 'kafkajs';
 import { BrokerProcess } from '../../helpers/broker-process';
 import { spawnChild } from '../../helpers/child-processes';
 import { freePort } from '../../helpers/free-port';
+import { createChroot } from '../../helpers/create-chroot';
 import { runTool } from '../../helpers/run-tool';
 import { tmpDir } from '../../helpers/tmp-dir';
 import { waitUntil } from '../../helpers/wait-until';
@@ -75,8 +76,7 @@ beforeAll(async () => {
   ensemble = await startZkEnsemble({ size: 3 });
   zkConnect = ensemble.connectStringWithChroot(uniqueChroot('sasl'));
   // The chroot must exist for kafka-configs; the first broker would create it, but the users come first.
-  const created = await runTool('zookeeper-shell', [ensemble.connectString, 'create', zkConnect.slice(zkConnect.indexOf('/')), '']);
-  expect(created.code).toBe(0);
+  await createChroot(ensemble.connectString, zkConnect.slice(zkConnect.indexOf('/')));
   await kafkaConfigs(['--alter', '--add-config', 'SCRAM-SHA-512=[iterations=4096,password=broker-secret]', '--entity-type', 'users', '--entity-name', 'broker']);
   await kafkaConfigs(['--alter', '--add-config', 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]', '--entity-type', 'users', '--entity-name', 'alice']);
   const jaas = path.join(tmpDir('sasl-jaas-'), 'kafka_server_jaas.conf');

@@ -39,6 +39,9 @@ describe('zookeeper-shell command parsing (ZooKeeper 3.5 CLI)', () => {
     expect(keeperErrorText(new ZkError(-110, '/x'))).toBe('Node already exists: /x');
     expect(keeperErrorText(new ZkError(-111, '/x'))).toBe('Node not empty: /x');
     expect(keeperErrorText(new ZkError(-103, '/x'))).toBe('version No is not valid : /x');
+    // The rest as KeeperException words them, which is what a script re-running the shell looks for.
+    expect(keeperErrorText(new ZkError(-4, '/x'))).toBe('KeeperErrorCode = ConnectionLoss for /x');
+    expect(keeperErrorText(new ZkError(-112, '/x'))).toBe('KeeperErrorCode = Session expired for /x');
     expect(permString(31)).toBe('cdrwa');
     expect(permString(1 | 2)).toBe('rw');
   });
